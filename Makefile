@@ -1,0 +1,28 @@
+# `make demo` and `make test` do all the set-up they need on a fresh machine.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+OUT ?= out
+
+.PHONY: setup demo test lint check bench clean
+
+$(STAMP): setup.cfg pyproject.toml scripts/setup.sh
+	VENV=$(VENV) bash scripts/setup.sh
+
+setup: $(STAMP)
+
+demo: $(STAMP)  ## train micrograd's moons demo, write its PNGs to $(OUT)/
+	$(PY) -m demos.moons --out $(OUT)
+
+test: $(STAMP)  ## the whole test suite
+	$(PY) -m pytest -q
+
+lint: $(STAMP)  ## ruff (lint + format) and mypy
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+check: lint test
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,34 @@
+"""micrograd: a scalar-valued reverse-mode autodiff engine.
+
+>>> from micrograd import Value
+>>> x = Value(-4.0)
+>>> y = (2 * x + 2 + x).relu() + x**3 / 2 - (x * x + 1).log()
+>>> y.backward()
+>>> round(y.data, 4), round(x.grad, 4)
+(-34.8332, 24.4706)
+
+Modules, each one thing: ``engine`` (Value and its ops), ``autograd``
+(backpropagation, ``grad``), ``grad_mode`` (``no_grad``), ``check``
+(``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics).
+"""
+
+from .autograd import backward, grad, topological_order
+from .check import GradcheckError, gradcheck, gradgradcheck
+from .engine import Value
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+__version__ = "0.2.0"
+
+__all__ = [
+    "GradcheckError",
+    "Value",
+    "backward",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
+    "topological_order",
+]
