@@ -1,0 +1,354 @@
+"""Seeing the graph: ``draw_dot`` (Graphviz), ``render`` (PNG/SVG) and ``explain`` (the chain rule, in text).
+
+Graphviz is imported lazily, inside the functions that need it, so
+``import micrograd`` works without it; ``explain`` needs nothing at all.
+
+Colours, by the role of a Value in the graph:
+
+================  ===========  ====================================================
+role              fill         which Values
+================  ===========  ====================================================
+output            light green  the root(s) passed to ``draw_dot``
+parameter         orange       leaves listed in ``params=`` (e.g. ``model.parameters()``)
+named leaf        light blue   other leaves with a label (inputs; parameters too
+                               when ``params`` is not given)
+constant          grey         leaves without a label (numbers such as the 2 in ``2 * x``)
+intermediate      white        results of ops
+================  ===========  ====================================================
+
+Each Value is a record ``label | data | grad`` (``#i`` stands in for a missing
+label, ``i`` being the Value's position in the forward order, the same numbers
+``explain`` prints); each op is a small ellipse between its operands and its
+result, with its in-edges in operand order.
+
+>>> from micrograd import Value
+>>> from micrograd.viz import explain
+>>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")
+>>> L = a * b; L.label = "L"
+>>> explain(L)  # doctest: +NORMALIZE_WHITESPACE
+Backpropagation from L = -6.0000 through 3 Values, in backward order.
+Each operand receives: local derivative * upstream gradient (contributions add up).
+<BLANKLINE>
+L = a * b  data -6.0000  upstream dL/dL = 1.0000 (the seed)
+    a  local dL/da = -3.0000 * 1.0000 = -3.0000  dL/da so far -3.0000
+    b  local dL/db = 2.0000 * 1.0000 = 2.0000  dL/db so far 2.0000
+<BLANKLINE>
+Gradients of L with respect to the leaves:
+    a  data 2.0000  dL/da = -3.0000
+    b  data -3.0000  dL/db = 2.0000
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from .autograd import topological_order
+from .engine import Value
+
+Roots = Value | Sequence[Value]
+
+#: Default limit on the number of Values ``draw_dot``/``render``/``explain`` accept:
+#: beyond a few hundred, Graphviz lays out slowly and the picture is unreadable.
+DEFAULT_MAX_NODES = 300
+
+FORMATS = ("png", "svg", "pdf")
+RANKDIRS = ("LR", "TB", "RL", "BT")
+
+COLOURS = {
+    "output": "#b2f2bb",
+    "parameter": "#ffc078",
+    "named leaf": "#a5d8ff",
+    "constant": "#dee2e6",
+    "intermediate": "#ffffff",
+}
+
+INSTALL_HINT = (
+    "install Graphviz, which provides it: `sudo apt-get install graphviz` (Debian/Ubuntu), "
+    "`brew install graphviz` (macOS), `conda install graphviz` (conda) or "
+    "`winget install graphviz` (Windows), then make sure `dot` is on your PATH"
+)
+
+
+class GraphTooLargeError(ValueError):
+    """The graph has more Values than ``max_nodes`` allows (the message says how many, and what to do)."""
+
+
+class GraphvizNotFoundError(RuntimeError):
+    """Graphviz's ``dot`` executable is missing; the ``.dot`` source was saved instead."""
+
+
+def _graphviz() -> Any:
+    try:
+        import graphviz
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "drawing graphs needs the graphviz Python package: `pip install graphviz` "
+            "(or `pip install micrograd-next[demos]`); Graphviz's `dot` program is needed too: "
+            + INSTALL_HINT
+        ) from None
+    return graphviz
+
+
+def _graph(roots: Roots, max_nodes: int | None, what: str) -> list[Value]:
+    """The Values of the graph in forward order, after checking the roots and the size limit."""
+    if max_nodes is not None and (
+        isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1
+    ):
+        raise ValueError(f"{what}: max_nodes must be a positive int or None, got {max_nodes!r}")
+    if not isinstance(roots, (Value, Sequence)):
+        raise TypeError(
+            f"{what} needs a Value or a sequence of Values, got {type(roots).__name__}: {roots!r}"
+        )
+    order = topological_order(roots)
+    if max_nodes is not None and len(order) > max_nodes:
+        raise GraphTooLargeError(
+            f"{what}: the graph has {len(order)} Values, more than max_nodes={max_nodes}; "
+            "a graph this large lays out slowly and is unreadable as a picture. "
+            "Draw the graph of a single sample (e.g. the loss of one input instead of the whole batch), "
+            f"use format='svg' to zoom in, or raise the limit with max_nodes={len(order)} (None: no limit)."
+        )
+    return order
+
+
+def _fmt(x: float) -> str:
+    """4 decimals, as micrograd shows them; scientific notation where that would hide the value."""
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    if x == 0.0 or 1e-3 <= abs(x) < 1e6:
+        return f"{x:.4f}"
+    return f"{x:.4e}"
+
+
+def _escape(text: str, record: bool) -> str:
+    r"""Text as a DOT label: backslashes and quotes always escaped; in a record, also the
+    characters that delimit fields and ports (``{ } | < >``); line breaks as DOT's ``\n``."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    if record:
+        for ch in "{}|<>":
+            text = text.replace(ch, "\\" + ch)
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n").replace("\t", " ")
+
+
+def _names(order: list[Value]) -> dict[Value, str]:
+    """A display name per Value: its label, or ``#i`` (its position in the forward order)."""
+    return {v: v.label or f"#{i}" for i, v in enumerate(order)}
+
+
+def _role(v: Value, outputs: set[Value], params: set[Value]) -> str:
+    if v in outputs:
+        return "output"
+    if v._prev:
+        return "intermediate"
+    if v in params:
+        return "parameter"
+    return "named leaf" if v.label else "constant"
+
+
+def _as_values(values: Value | Iterable[Value] | None, what: str) -> set[Value]:
+    if values is None:
+        return set()
+    if isinstance(values, Value):
+        return {values}
+    result: set[Value] = set()
+    for i, v in enumerate(values):
+        if not isinstance(v, Value):
+            raise TypeError(f"{what}[{i}] must be a Value, got {type(v).__name__}: {v!r}")
+        result.add(v)
+    return result
+
+
+def draw_dot(
+    root: Roots,
+    format: str = "png",  # noqa: A002 - graphviz's own name for it
+    rankdir: str = "LR",
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    params: Iterable[Value] | None = None,
+) -> Any:
+    """The graph that computed ``root`` as a ``graphviz.Digraph``.
+
+    One record per Value (label, data, grad), one small node per op, edges in
+    operand order; colours by role (see the module docstring), ``params``
+    marking the leaves to show as parameters.  The DOT text is deterministic:
+    nodes are named by their position in the forward order, so the same graph
+    gives byte-identical ``.source`` on every run.  More than ``max_nodes``
+    Values raise ``GraphTooLargeError`` (``max_nodes=None``: no limit).
+
+    >>> from micrograd import Value
+    >>> x = Value(3.0, label="x"); y = x * x; y.label = "y"
+    >>> dot = draw_dot(y)          # dot.render("graph") writes graph.png; see also render()
+    >>> print(dot.source.splitlines()[4].strip())
+    n0 [label="{ x | data 3.0000 | grad 0.0000 }" fillcolor="#a5d8ff" shape=record]
+    """
+    if format not in FORMATS:
+        raise ValueError(f"draw_dot: format must be one of {', '.join(FORMATS)}; got {format!r}")
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"draw_dot: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
+    order = _graph(root, max_nodes, "draw_dot")
+    outputs = _as_values(root, "root")
+    param_set = _as_values(params, "params")
+    graphviz = _graphviz()
+    dot = graphviz.Digraph(
+        format=format,
+        graph_attr={"rankdir": rankdir},
+        node_attr={"style": "filled", "fontname": "Helvetica", "fontsize": "11"},
+        edge_attr={"arrowsize": "0.6"},
+    )
+    ids = {v: f"n{i}" for i, v in enumerate(order)}
+    names = _names(order)
+    for v in order:
+        label = f"{{ {_escape(names[v], True)} | data {_fmt(v.data)} | grad {_fmt(v.grad)} }}"
+        dot.node(ids[v], label=label, shape="record", fillcolor=COLOURS[_role(v, outputs, param_set)])
+        if v._prev:
+            op_id = ids[v] + "_op"
+            # ordering=in keeps the in-edges, hence the operands, in the order they are listed.
+            op = _escape(v._op or "?", False)
+            dot.node(op_id, label=op, shape="ellipse", fillcolor="#f1f3f5", ordering="in", fontsize="10")
+            for child in v._prev:
+                dot.edge(ids[child], op_id)
+            dot.edge(op_id, ids[v])
+    return dot
+
+
+def _target(path: str | Path, fmt: str | None) -> tuple[Path, str]:
+    path = Path(path)
+    suffix = path.suffix.lower().lstrip(".")
+    if fmt is None:
+        if suffix not in FORMATS:
+            raise ValueError(
+                f"render: cannot tell the format from {str(path)!r}; "
+                f"end the path with .{', .'.join(FORMATS)} or pass format="
+            )
+        return path, suffix
+    if fmt not in FORMATS:
+        raise ValueError(f"render: format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    if suffix in FORMATS and suffix != fmt:
+        raise ValueError(f"render: the path {str(path)!r} ends in .{suffix} but format={fmt!r}")
+    return (path if suffix == fmt else path.with_name(path.name + "." + fmt)), fmt
+
+
+def render(
+    root: Roots,
+    path: str | Path,
+    format: str | None = None,  # noqa: A002 - graphviz's own name for it
+    rankdir: str = "LR",
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    params: Iterable[Value] | None = None,
+) -> Path:
+    """Draw the graph of ``root`` into ``path`` (PNG, SVG or PDF) and return the path written.
+
+    The format comes from the path's suffix, or from ``format`` (the suffix is
+    then added if missing).  If Graphviz's ``dot`` program is missing, the DOT
+    source is written next to the target (``graph.png`` -> ``graph.dot``) and
+    ``GraphvizNotFoundError`` says how to install Graphviz.
+
+    >>> from micrograd import Value
+    >>> import tempfile, pathlib
+    >>> x = Value(3.0, label="x"); y = (x * x).relu()
+    >>> out = render(y, pathlib.Path(tempfile.mkdtemp()) / "graph.png")
+    >>> out.name, out.read_bytes()[:4]
+    ('graph.png', b'\\x89PNG')
+    """
+    target, fmt = _target(path, format)
+    dot = draw_dot(root, format=fmt, rankdir=rankdir, max_nodes=max_nodes, params=params)
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"render: the directory {str(target.parent)!r} does not exist")
+    graphviz = _graphviz()
+    source_path = target.with_suffix(".dot")
+    try:
+        image = dot.pipe(format=fmt)
+    except graphviz.ExecutableNotFound as exc:
+        source_path.write_text(dot.source, encoding="utf-8")
+        raise GraphvizNotFoundError(
+            f"render: Graphviz's `dot` program was not found on PATH, so {str(target)!r} was not drawn; "
+            f"the graph's DOT source is saved in {str(source_path)!r}. To draw it, " + INSTALL_HINT + f", "
+            f"then run `dot -T{fmt} {source_path} -o {target}` or call render() again."
+        ) from exc
+    except graphviz.CalledProcessError as exc:
+        source_path.write_text(dot.source, encoding="utf-8")
+        stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
+        raise RuntimeError(
+            f"render: Graphviz's `dot` failed (exit status {exc.returncode}): {stderr}; "
+            f"the DOT source is saved in {str(source_path)!r}"
+        ) from exc
+    target.write_bytes(image)
+    return target
+
+
+_INFIX = ("+", "-", "*", "/", "**")
+
+
+def _expression(v: Value, names: dict[Value, str]) -> str:
+    """``v``'s op written out with its operands' names: ``c = a * b``, ``d = ReLU(c)``, ``e = c**2``."""
+    args = [names[c] for c in v._prev]
+    op = v._op or "?"
+    if op in _INFIX and len(args) == 2:
+        return f"{args[0]} {op} {args[1]}"
+    if op.startswith("**") and len(args) == 1:
+        return f"{args[0]}{op}"
+    if op == "neg" and len(args) == 1:
+        return f"-{args[0]}"
+    return f"{op}({', '.join(args)})"
+
+
+def explain(
+    root: Value,
+    file: TextIO | None = None,
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+) -> None:
+    """Print backpropagation through ``root``'s graph step by step, for following the chain rule by hand.
+
+    Node by node in backward order: each op's output with its upstream
+    gradient d(root)/d(output), then for each operand the local derivative
+    d(output)/d(operand), the contribution it receives (local derivative *
+    upstream gradient) and its gradient so far.  Then the leaves' gradients.
+    Unlabelled Values are called ``#i``, as in ``draw_dot``'s pictures.
+
+    ``explain`` runs its own backward pass with the ops' derivative rules: it
+    does not call ``backward`` and leaves every ``.grad`` as it was.  Prints
+    to ``file`` (default: standard output).  See the module docstring for an
+    example.
+    """
+    if not isinstance(root, Value):
+        raise TypeError(f"explain() needs a Value, got {type(root).__name__}: {root!r}")
+    order = _graph(root, max_nodes, "explain")
+    out = sys.stdout if file is None else file
+    names = _names(order)
+    r = names[root]
+
+    def d(num: Value, den: Value) -> str:  # dL/da, d(#5)/d(#2)
+        n, m = names[num], names[den]
+        return f"d{n if len(n) == 1 else f'({n})'}/d{m if len(m) == 1 else f'({m})'}"
+
+    header = f"Backpropagation from {r} = {_fmt(root.data)} through {len(order)} Values, in backward order."
+    print(header, file=out)
+    print("Each operand receives: local derivative * upstream gradient (contributions add up).", file=out)
+    grads: dict[Value, float] = dict.fromkeys(order, 0.0)
+    grads[root] = 1.0
+    for v in reversed(order):
+        if not v._prev:
+            continue
+        g = grads[v]
+        upstream = f"{d(root, v)} = {_fmt(g)}" + (" (the seed)" if v is root else "")
+        print(f"\n{names[v]} = {_expression(v, names)}  data {_fmt(v.data)}  upstream {upstream}", file=out)
+        if v._rule is None:
+            print("    (built by hand, without a derivative rule: gradients stop here)", file=out)
+            continue
+        operand_data = [c.data for c in v._prev]
+        local = v._rule(1.0, v.data, *operand_data)
+        contributions = v._rule(g, v.data, *operand_data)
+        for child, loc, contrib in zip(v._prev, local, contributions):
+            grads[child] += contrib
+            print(
+                f"    {names[child]}  local {d(v, child)} = {_fmt(loc)}"
+                f" * {_fmt(g)} = {_fmt(contrib)}  {d(root, child)} so far {_fmt(grads[child])}",
+                file=out,
+            )
+    leaves = [v for v in order if not v._prev and v is not root]
+    if leaves:
+        print(f"\nGradients of {r} with respect to the leaves:", file=out)
+        for v in leaves:
+            print(f"    {names[v]}  data {_fmt(v.data)}  {d(root, v)} = {_fmt(grads[v])}", file=out)
