@@ -32,30 +32,39 @@ def topological_order(roots: Values) -> list[Value]:
     >>> [v.data for v in topological_order(c)]
     [1.0, 2.0, 2.0, 3.0]
     """
-    order: list[Value] = []
-    visited: set[Value] = set()
-    # Depth-first, post-order: a node is appended once all its operands are.
-    # A node is expanded once; (node, True) marks "operands done, emit node".
-    stack: list[tuple[Value, bool]] = [(r, False) for r in reversed(_as_tuple(roots, "roots"))]
-    while stack:
-        node, operands_done = stack.pop()
-        if operands_done:
-            order.append(node)
-        elif node not in visited:
-            visited.add(node)
-            stack.append((node, True))
-            for child in reversed(node._prev):  # reversed, so operands come out in order
-                if child not in visited:
-                    stack.append((child, False))
+    return list(_walk(_as_tuple(roots, "roots")))
+
+
+def _walk(roots: tuple[Value, ...]) -> dict[Value, float]:
+    """The nodes reachable from ``roots`` in topological order, as the keys of a
+    dict whose values (all 0.0) are ready to accumulate gradients in."""
+    order: dict[Value, float] = {}  # insertion-ordered; doubles as the visited set
+    for root in roots:
+        if root in order:
+            continue
+        # Depth-first, without recursion: `path` holds the nodes being expanded and
+        # `pending` an iterator over each one's operands; a node is emitted once all
+        # of its operands have been.
+        path = [root]
+        pending = [iter(root._prev)]
+        while pending:
+            for child in pending[-1]:
+                if child not in order:  # (a node still being expanded can't recur: the graph is acyclic)
+                    path.append(child)
+                    pending.append(iter(child._prev))
+                    break
+            else:
+                order[path.pop()] = 0.0
+                pending.pop()
     return order
 
 
-def _propagate(order: list[Value], seeds: dict[Value, Any]) -> dict[Value, float]:
-    """Float gradients of the seeded roots with respect to every node in ``order``."""
-    grads: dict[Value, float] = dict.fromkeys(order, 0.0)
+def _propagate(grads: dict[Value, float], seeds: dict[Value, Any]) -> dict[Value, float]:
+    """Float gradients of the seeded roots with respect to every node of ``grads``
+    (the zero-filled dict of ``_walk``, in topological order), filled in place."""
     for root, seed in seeds.items():
         grads[root] += seed
-    for node in reversed(order):
+    for node in reversed(grads):
         rule = node._rule
         if rule is None:
             continue
@@ -77,7 +86,7 @@ def _propagate(order: list[Value], seeds: dict[Value, Any]) -> dict[Value, float
     return grads
 
 
-def _propagate_graph(order: list[Value], seeds: dict[Value, Any]) -> dict[Value, Any]:
+def _propagate_graph(order: dict[Value, float], seeds: dict[Value, Any]) -> dict[Value, Any]:
     """Like ``_propagate``, but the rules run on Values, so the gradients are
     themselves nodes of a graph that can be differentiated again."""
     grads: dict[Value, Any] = dict(seeds)
@@ -122,8 +131,7 @@ def backward(root: Value, gradient: Number = 1.0) -> None:
         raise TypeError(f"backward() needs a Value, got {type(root).__name__}: {root!r}")
     seed = _to_float(gradient, "backward()'s gradient")
     with _collector_paused():
-        order = topological_order(root)
-        grads = _propagate(order, {root: seed})
+        grads = _propagate(_walk((root,)), {root: seed})
         for node, g in grads.items():
             node.grad += g
 
@@ -168,9 +176,8 @@ def grad(
             w = _leaf(_to_float(w, "grad_outputs"))
         seeds[out] = w if out not in seeds else seeds[out] + w
     with _collector_paused():
-        order = topological_order(outs)
-        grads = _propagate_graph(order, seeds) if create_graph else _propagate(order, seeds)
-    reachable = set(order)
+        reachable = _walk(outs)
+        grads = _propagate_graph(reachable, seeds) if create_graph else _propagate(dict(reachable), seeds)
     result: list[Any] = []
     for i, x in enumerate(ins):
         if x not in reachable:

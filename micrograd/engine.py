@@ -114,11 +114,11 @@ class Value:
         return g, g
 
     def __add__(self, other: Operand) -> Value:
-        other = _lift(other)
+        other = other if isinstance(other, Value) else _constant(other)
         return _make(self.data + other.data, (self, other), "+", Value._add_rule)
 
     def __radd__(self, other: Operand) -> Value:  # other + self; sum() starts with 0 + v
-        other = _lift(other)
+        other = other if isinstance(other, Value) else _constant(other)
         return _make(other.data + self.data, (other, self), "+", Value._add_rule)
 
     @staticmethod
@@ -126,11 +126,11 @@ class Value:
         return g, -g
 
     def __sub__(self, other: Operand) -> Value:
-        other = _lift(other)
+        other = other if isinstance(other, Value) else _constant(other)
         return _make(self.data - other.data, (self, other), "-", Value._sub_rule)
 
     def __rsub__(self, other: Operand) -> Value:
-        other = _lift(other)
+        other = other if isinstance(other, Value) else _constant(other)
         return _make(other.data - self.data, (other, self), "-", Value._sub_rule)
 
     @staticmethod
@@ -138,11 +138,11 @@ class Value:
         return g * b, g * a
 
     def __mul__(self, other: Operand) -> Value:
-        other = _lift(other)
+        other = other if isinstance(other, Value) else _constant(other)
         return _make(self.data * other.data, (self, other), "*", Value._mul_rule)
 
     def __rmul__(self, other: Operand) -> Value:
-        other = _lift(other)
+        other = other if isinstance(other, Value) else _constant(other)
         return _make(other.data * self.data, (other, self), "*", Value._mul_rule)
 
     @staticmethod
@@ -151,11 +151,11 @@ class Value:
         return div(g, b), -g * div(out, b)
 
     def __truediv__(self, other: Operand) -> Value:
-        other = _lift(other)
+        other = other if isinstance(other, Value) else _constant(other)
         return _make(fmath.div(self.data, other.data), (self, other), "/", Value._div_rule)
 
     def __rtruediv__(self, other: Operand) -> Value:
-        other = _lift(other)
+        other = other if isinstance(other, Value) else _constant(other)
         return _make(fmath.div(other.data, self.data), (other, self), "/", Value._div_rule)
 
     @staticmethod
@@ -175,7 +175,7 @@ class Value:
         return _make(fmath.pow(self.data, exponent), (self,), op, rule)
 
     def __rpow__(self, other: Operand) -> Value:  # number ** Value
-        base = _lift(other)
+        base = other if isinstance(other, Value) else _constant(other)
         return _make(fmath.pow(base.data, self.data), (base, self), "**", Value._pow_rule)
 
     @staticmethod
@@ -359,10 +359,8 @@ def _leaf(data: float) -> Value:
     return out
 
 
-def _lift(x: Operand) -> Value:
-    """An operand as a Value: a number becomes a constant leaf."""
-    if isinstance(x, Value):
-        return x
+def _constant(x: object) -> Value:
+    """A number operand as a constant leaf (clear TypeError for anything else)."""
     return _leaf(_to_float(x, "an operand of a Value op"))
 
 

@@ -94,8 +94,8 @@ def test_numbers_on_either_side_and_sum() -> None:
 
 def test_ordering_compares_data_but_equality_is_identity() -> None:
     a, b = Value(1.0), Value(1.0)
-    assert a < 2 and a <= b and b >= a and not a > b and 0 < a
-    assert a != b and a == a  # noqa: PLR0124 - identity, on purpose
+    assert a < 2 and a <= b and b >= a and not a > b and 0 < a  # noqa: SIM300 - the reflected comparison, on purpose
+    assert a != b and a == a
     assert len({a, b}) == 2 and {a: 1}[a] == 1
     assert max(Value(1.0), Value(3.0)).data == 3.0
 
