@@ -1,1 +1,34 @@
-"""Neural networks on top of micrograd's Value (filled in by the nn issue)."""
+"""Neural networks on top of micrograd's ``Value``: modules, losses, optimizers, data.
+
+>>> from nn import MLP, losses, optim, datasets
+>>> X, y = datasets.make_moons(20, noise=0.1, seed=0)
+>>> model = MLP(2, [8, 1], seed=0)
+>>> opt = optim.SGD(model.parameters(), lr=0.1)
+>>> loss = losses.hinge([model(x) for x in X], y)
+>>> opt.zero_grad(); loss.backward(); opt.step()
+
+Modules, each one thing: ``module`` (Module: parameters, state_dict),
+``layers`` (Neuron, Layer, MLP), ``losses``, ``metrics`` (accuracy), ``optim``
+(SGD, Adam, AdamW), ``datasets`` (moons, circles, spirals, train_test_split),
+``io`` (save and load), ``torch_interop`` (to_torch, from_torch; needs PyTorch).
+"""
+
+from . import datasets, io, losses, metrics, optim
+from .io import ModelFileError
+from .layers import MLP, Layer, Neuron
+from .metrics import accuracy
+from .module import Module
+
+__all__ = [
+    "MLP",
+    "Layer",
+    "ModelFileError",
+    "Module",
+    "Neuron",
+    "accuracy",
+    "datasets",
+    "io",
+    "losses",
+    "metrics",
+    "optim",
+]

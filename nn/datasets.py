@@ -1,0 +1,182 @@
+"""Toy 2-D classification datasets, deterministic from a seed, in plain Python.
+
+Each generator returns ``(X, y)``: ``X`` a list of ``[x0, x1]`` float lists,
+``y`` a list of int class labels.  ``make_moons`` and ``make_circles`` follow
+scikit-learn's constructions (points evenly spaced along the curves, shuffled,
+then Gaussian noise), drawn from ``random.Random(seed)`` instead of NumPy, so
+the numbers differ from scikit-learn's but the distribution is the same.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+Points = list[list[float]]
+
+
+def _rng(seed: int | None) -> random.Random:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}: {seed!r}")
+    return random.Random(seed)
+
+
+def _check(n_samples: object, noise: object, least: int = 2) -> float:
+    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < least:
+        raise ValueError(f"n_samples must be an int >= {least}, got {n_samples!r}")
+    if noise is None:
+        return 0.0
+    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise < math.inf:
+        raise ValueError(f"noise must be a finite number >= 0 or None, got {noise!r}")
+    return float(noise)
+
+
+def _linspace(start: float, stop: float, n: int, endpoint: bool = True) -> list[float]:
+    """NumPy's linspace: start + i * step, the last point exactly ``stop`` with ``endpoint``."""
+    if n == 1:
+        return [start]
+    step = (stop - start) / (n - 1 if endpoint else n)
+    points = [start + i * step for i in range(n)]
+    if endpoint:
+        points[-1] = stop
+    return points
+
+
+def _finish(
+    points: Points, y: list[int], shuffle: bool, noise: float, rng: random.Random
+) -> tuple[Points, list[int]]:
+    if shuffle:
+        order = list(range(len(points)))
+        rng.shuffle(order)
+        points, y = [points[i] for i in order], [y[i] for i in order]
+    if noise:
+        points = [[a + rng.gauss(0.0, noise), b + rng.gauss(0.0, noise)] for a, b in points]
+    return points, y
+
+
+def make_moons(
+    n_samples: int = 100, noise: float | None = None, seed: int | None = None, shuffle: bool = True
+) -> tuple[Points, list[int]]:
+    """Two interleaving half circles (scikit-learn's ``make_moons``): class 0 on the
+    upper unit half circle, class 1 on the lower one shifted to (1, 0.5).
+
+    >>> X, y = make_moons(4, seed=0, shuffle=False)
+    >>> [[round(a, 3), round(b, 3)] for a, b in X], y
+    ([[1.0, 0.0], [-1.0, 0.0], [0.0, 0.5], [2.0, 0.5]], [0, 0, 1, 1])
+    """
+    sd = _check(n_samples, noise)
+    rng = _rng(seed)
+    n_out = n_samples // 2
+    n_in = n_samples - n_out
+    outer = _linspace(0.0, math.pi, n_out)
+    inner = _linspace(0.0, math.pi, n_in)
+    points = [[math.cos(t), math.sin(t)] for t in outer] + [
+        [1 - math.cos(t), 1 - math.sin(t) - 0.5] for t in inner
+    ]
+    y = [0] * n_out + [1] * n_in
+    return _finish(points, y, shuffle, sd, rng)
+
+
+def make_circles(
+    n_samples: int = 100,
+    noise: float | None = None,
+    factor: float = 0.8,
+    seed: int | None = None,
+    shuffle: bool = True,
+) -> tuple[Points, list[int]]:
+    """A large circle (class 0, radius 1) around a small one (class 1, radius
+    ``factor``), as scikit-learn's ``make_circles``.
+
+    >>> X, y = make_circles(4, factor=0.5, seed=0, shuffle=False)
+    >>> [[round(a, 3) + 0.0, round(b, 3) + 0.0] for a, b in X], y
+    ([[1.0, 0.0], [-1.0, 0.0], [0.5, 0.0], [-0.5, 0.0]], [0, 0, 1, 1])
+    """
+    sd = _check(n_samples, noise)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor < 1:
+        raise ValueError(f"factor must be in [0, 1), got {factor!r}")
+    rng = _rng(seed)
+    n_out = n_samples // 2
+    n_in = n_samples - n_out
+    outer = _linspace(0.0, 2 * math.pi, n_out, endpoint=False)
+    inner = _linspace(0.0, 2 * math.pi, n_in, endpoint=False)
+    points = [[math.cos(t), math.sin(t)] for t in outer] + [
+        [factor * math.cos(t), factor * math.sin(t)] for t in inner
+    ]
+    y = [0] * n_out + [1] * n_in
+    return _finish(points, y, shuffle, sd, rng)
+
+
+def make_spirals(
+    n_samples: int = 300,
+    n_classes: int = 3,
+    noise: float | None = None,
+    seed: int | None = None,
+    shuffle: bool = True,
+) -> tuple[Points, list[int]]:
+    """``n_classes`` interleaved spiral arms (CS231n's spiral data): arm k has
+    points at radii r evenly spaced in [0, 1] and angles ``2 pi k / n_classes + 4 r``
+    (each arm winds 4 radians), then Gaussian noise of standard deviation
+    ``noise`` on each coordinate.  Samples are split as evenly as possible
+    between the arms, the first arms taking the remainder.
+
+    >>> X, y = make_spirals(6, n_classes=3, seed=0, shuffle=False)
+    >>> y
+    [0, 0, 1, 1, 2, 2]
+    >>> [round(math.hypot(*p), 3) for p in X]
+    [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    """
+    if isinstance(n_classes, bool) or not isinstance(n_classes, int) or n_classes < 2:
+        raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
+    sd = _check(n_samples, noise, least=n_classes)
+    rng = _rng(seed)
+    points: Points = []
+    y: list[int] = []
+    for k in range(n_classes):
+        n = n_samples // n_classes + (k < n_samples % n_classes)
+        start = 2 * math.pi * k / n_classes
+        for r in _linspace(0.0, 1.0, n):
+            t = start + 4.0 * r
+            points.append([r * math.sin(t), r * math.cos(t)])
+            y.append(k)
+    return _finish(points, y, shuffle, sd, rng)
+
+
+def train_test_split(
+    X: Sequence[T],  # noqa: N803 - scikit-learn's name
+    y: Sequence[int],
+    test_size: float | int = 0.25,
+    seed: int | None = None,
+) -> tuple[list[T], list[T], list[int], list[int]]:
+    """Shuffle and split into ``(X_train, X_test, y_train, y_test)``, as scikit-learn.
+
+    ``test_size`` is a fraction in (0, 1) (the test set gets ``ceil(test_size * n)``
+    samples) or a number of samples.  Both sets always get at least one sample.
+
+    >>> X_train, X_test, y_train, y_test = train_test_split([[0], [1], [2], [3]], [0, 1, 0, 1], 0.25, seed=0)
+    >>> len(X_train), len(X_test), sorted(map(tuple, X_train + X_test))
+    (3, 1, [(0,), (1,), (2,), (3,)])
+    """
+    n = len(X)
+    if len(y) != n:
+        raise ValueError(f"X has {n} samples but y has {len(y)}")
+    if n < 2:
+        raise ValueError(f"need at least 2 samples to split, got {n}")
+    if isinstance(test_size, bool) or not isinstance(test_size, (int, float)):
+        raise TypeError(f"test_size must be a fraction or a count, got {type(test_size).__name__}")
+    if isinstance(test_size, float):
+        if not 0.0 < test_size < 1.0:
+            raise ValueError(f"test_size as a fraction must be in (0, 1), got {test_size!r}")
+        n_test = math.ceil(test_size * n)
+    else:
+        n_test = test_size
+    if not 1 <= n_test <= n - 1:
+        raise ValueError(
+            f"test_size={test_size!r} leaves {n_test} of {n} samples for testing; need 1..{n - 1}"
+        )
+    order = list(range(n))
+    _rng(seed).shuffle(order)
+    test, train = order[:n_test], order[n_test:]
+    return [X[i] for i in train], [X[i] for i in test], [y[i] for i in train], [y[i] for i in test]

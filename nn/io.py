@@ -1,0 +1,189 @@
+"""Saving and loading an MLP: its architecture and weights as JSON.
+
+The file holds values, not the graph::
+
+    {"format": "micrograd-nn", "version": 1,
+     "architecture": {"type": "MLP", "nin": 2, "nouts": [16, 16, 1],
+                      "activations": ["relu", "relu", "linear"]},
+     "parameters": {"layers.0.neurons.0.w.0": 0.23, ...}}
+
+Floats are written with ``repr``, which reads back to the same float.  A save
+writes a temporary file in the same directory, flushes it to disk and renames
+it over the target, so a crash or a full disk mid-save leaves the previous file
+whole.  A load checks everything (JSON, format, version, architecture, every
+parameter) before it builds or changes any model, and names the problem.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import random
+import tempfile
+from typing import Any
+
+from .layers import ACTIVATIONS, MLP
+
+FORMAT = "micrograd-nn"
+VERSION = 1
+PathLike = str | os.PathLike[str]
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be loaded: truncated, corrupted, from another
+    format version, or holding another architecture (the message says which)."""
+
+
+def _architecture(model: MLP) -> dict[str, Any]:
+    return {"type": "MLP", "nin": model.nin, "nouts": model.nouts, "activations": model.activations}
+
+
+def save(model: MLP, path: PathLike) -> None:
+    """Write ``model`` to ``path`` atomically; refuses non-finite weights.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.json")
+    >>> model = MLP(2, [4, 1], seed=0)
+    >>> save(model, path)
+    >>> load(path).state_dict() == model.state_dict()
+    True
+    """
+    if not isinstance(model, MLP):
+        raise TypeError(f"save() writes an MLP, got {type(model).__name__}; use state_dict() for others")
+    params = model.state_dict()
+    bad = [name for name, v in params.items() if not math.isfinite(v)]
+    if bad:
+        raise ValueError(
+            f"refusing to save a model with non-finite weights: {len(bad)} of them, first {bad[0]!r} = "
+            f"{params[bad[0]]} (training diverged? lower the learning rate)"
+        )
+    doc = {"format": FORMAT, "version": VERSION, "architecture": _architecture(model), "parameters": params}
+    text = json.dumps(doc, allow_nan=False, indent=1) + "\n"
+    _atomic_write(os.fspath(path), text.encode("utf-8"))
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode & 0o777  # replacing a file keeps its permissions
+    except FileNotFoundError:
+        mode = 0o644
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the rename makes them the file
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    try:  # make the rename itself durable; not every platform can open a directory
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"non-finite number {name}")
+
+
+def _read(path: PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The checked architecture and parameters of a model file."""
+    where = os.fspath(path)
+    with open(where, "rb") as f:
+        raw = f.read()
+    if not raw.strip():
+        raise ModelFileError(f"{where}: the file is empty (an interrupted copy?)")
+    try:
+        doc = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError as e:
+        raise ModelFileError(f"{where}: corrupted, not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        cut = " (truncated?)" if e.pos >= len(raw.rstrip()) - 1 else ""
+        raise ModelFileError(
+            f"{where}: not valid JSON{cut}: {e.msg} at line {e.lineno} column {e.colno}"
+        ) from None
+    except ValueError as e:
+        raise ModelFileError(f"{where}: corrupted: {e}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelFileError(f'{where}: not a {FORMAT} model file (no "format": "{FORMAT}" field)')
+    version = doc.get("version")
+    if version != VERSION or isinstance(version, bool):
+        raise ModelFileError(f"{where}: unsupported format version {version!r}; this version reads {VERSION}")
+    arch = doc.get("architecture")
+    params = doc.get("parameters")
+    if not isinstance(arch, dict):
+        raise ModelFileError(f'{where}: the "architecture" field is missing or not an object')
+    if not isinstance(params, dict):
+        raise ModelFileError(f'{where}: the "parameters" field is missing or not an object')
+    _check_architecture(where, arch)
+    return arch, params
+
+
+def _check_architecture(where: str, arch: dict[str, Any]) -> None:
+    if arch.get("type") != "MLP":
+        raise ModelFileError(f"{where}: unknown architecture type {arch.get('type')!r} (expected 'MLP')")
+    nin, nouts, acts = arch.get("nin"), arch.get("nouts"), arch.get("activations")
+
+    def size(n: object) -> bool:
+        return isinstance(n, int) and not isinstance(n, bool) and n >= 1
+
+    if not size(nin):
+        raise ModelFileError(f"{where}: architecture nin must be a positive int, got {nin!r}")
+    if not isinstance(nouts, list) or not nouts or not all(size(n) for n in nouts):
+        raise ModelFileError(f"{where}: architecture nouts must be a list of positive ints, got {nouts!r}")
+    if not isinstance(acts, list) or len(acts) != len(nouts) or not all(a in ACTIVATIONS for a in acts):
+        raise ModelFileError(
+            f"{where}: architecture activations must name one of {sorted(ACTIVATIONS)} per layer, "
+            f"got {acts!r}"
+        )
+
+
+def _fill(where: str, model: MLP, params: dict[str, Any]) -> None:
+    try:
+        model.load_state_dict(params, strict=True)
+    except KeyError as e:
+        raise ModelFileError(f"{where}: parameters do not match the architecture: {e.args[0]}") from None
+    except (TypeError, ValueError) as e:
+        raise ModelFileError(f"{where}: bad parameter value: {e}") from None
+
+
+def load(path: PathLike) -> MLP:
+    """A new MLP with the architecture and weights stored in ``path`` (see ``save``).
+
+    Raises ``ModelFileError`` for a truncated, corrupted, wrong-version or
+    inconsistent file, and ``FileNotFoundError`` for a missing one.
+    """
+    arch, params = _read(path)
+    # A private generator: loading never advances Python's global random state.
+    model = MLP(arch["nin"], arch["nouts"], activation=arch["activations"], rng=random.Random(0))
+    _fill(os.fspath(path), model, params)
+    return model
+
+
+def load_into(model: MLP, path: PathLike) -> None:
+    """Load the weights stored in ``path`` into an existing ``model`` of the same
+    architecture.  On any error the model is left exactly as it was.
+    """
+    if not isinstance(model, MLP):
+        raise TypeError(f"load_into() fills an MLP, got {type(model).__name__}")
+    where = os.fspath(path)
+    arch, params = _read(path)
+    mine = _architecture(model)
+    if {k: arch.get(k) for k in mine} != mine:
+        raise ModelFileError(
+            f"{where}: architecture mismatch: the file holds "
+            f"MLP({arch['nin']}, {arch['nouts']}, activation={arch['activations']}), the model is {model!r}"
+        )
+    _fill(where, model, params)

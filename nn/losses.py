@@ -1,0 +1,174 @@
+"""Loss functions: a list of model outputs and their targets in, one Value out.
+
+Every loss is the mean over the samples (PyTorch's default reduction) and is
+built from the engine's ops, so ``loss.backward()`` reaches the model.  The
+logit-based losses are written in forms that neither overflow nor lose their
+gradient at logits of +-1000.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+from micrograd import Value
+
+Scalar = Value | float | int
+
+
+def _as_list(x: Scalar | Sequence[Scalar], what: str) -> list[Scalar]:
+    # one number or Value, else any iterable of them (a list, a tuple, a NumPy array)
+    items: list[Scalar] = [x] if isinstance(x, (Value, numbers.Real)) else list(x)  # type: ignore[arg-type]
+    if not items:
+        raise ValueError(f"{what} is empty")
+    return items
+
+
+def _number(x: object, what: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{what} must be a number, got {type(x).__name__}: {x!r}")
+    return float(x)
+
+
+def _paired(preds: Sequence[object], targets: Sequence[object], what: str) -> None:
+    if len(preds) != len(targets):
+        raise ValueError(f"{what}: {len(preds)} predictions but {len(targets)} targets")
+
+
+def _mean(terms: list[Value]) -> Value:
+    # micrograd's demo reduction, sum(losses) * (1.0 / n): the same floats as its loss
+    total: Value = sum(terms)  # type: ignore[assignment]
+    return total * (1.0 / len(terms))
+
+
+def mse(preds: Scalar | Sequence[Scalar], targets: Scalar | Sequence[Scalar]) -> Value:
+    """Mean squared error, ``mean((pred - target) ** 2)``.
+
+    >>> from micrograd import Value
+    >>> mse([Value(1.0), Value(3.0)], [0.0, 1.0]).data
+    2.5
+    """
+    ps = _as_list(preds, "preds")
+    ts = _as_list(targets, "targets")
+    _paired(ps, ts, "mse")
+    terms = []
+    for p, t in zip(ps, ts):
+        d = p - t
+        terms.append(d * d if isinstance(d, Value) else Value(d * d))
+    return _mean(terms)
+
+
+def signed_labels(labels: Sequence[object]) -> list[int]:
+    """Binary labels as -1/+1: labels all in {-1, +1} or all in {0, 1} (0 means -1).
+
+    >>> signed_labels([0, 1, 1]), signed_labels([-1, 1])
+    ([-1, 1, 1], [-1, 1])
+    """
+    values = [_number(y, f"labels[{i}]") for i, y in enumerate(labels)]
+    seen = set(values)
+    if seen <= {-1.0, 1.0}:
+        return [int(v) for v in values]
+    if seen <= {0.0, 1.0}:
+        return [1 if v == 1.0 else -1 for v in values]
+    raise ValueError(
+        f"binary labels must be all in {{-1, +1}} or all in {{0, 1}}, got the values {sorted(seen)}"
+    )
+
+
+def hinge(scores: Scalar | Sequence[Scalar], labels: Sequence[object] | float | int) -> Value:
+    """The SVM max-margin loss of micrograd's demo: ``mean(relu(1 - y * score))``.
+
+    Labels are all in {-1, +1} or all in {0, 1} (0 is the negative class).
+    The floats are exactly those of micrograd's demo loss.
+
+    >>> from micrograd import Value
+    >>> hinge([Value(2.0), Value(0.5)], [1, 1]).data
+    0.25
+    """
+    ss = _as_list(scores, "scores")
+    ys = signed_labels(_as_list(labels, "labels"))  # type: ignore[arg-type]
+    _paired(ss, ys, "hinge")
+    terms = []
+    for s, y in zip(ss, ys):
+        margin = 1 + -y * s  # micrograd: (1 + -yi*scorei).relu()
+        terms.append(margin.relu() if isinstance(margin, Value) else Value(max(margin, 0.0)))
+    return _mean(terms)
+
+
+def binary_cross_entropy_with_logits(
+    logits: Scalar | Sequence[Scalar], targets: Scalar | Sequence[Scalar]
+) -> Value:
+    """Mean of ``-[t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))]``, from logits x.
+
+    Targets are probabilities in [0, 1] (hard 0/1 labels or soft ones).  Each
+    term is computed as ``softplus(x) - t x``, rewritten as
+    ``(1 - t) x + softplus(-x)`` for x >= 0 so that the exponential never
+    overflows: the loss is exact and the gradient ``sigmoid(x) - t`` finite at
+    |x| = 1000, as in PyTorch's ``binary_cross_entropy_with_logits``.
+
+    >>> from micrograd import Value
+    >>> round(binary_cross_entropy_with_logits([Value(0.0)], [1]).data, 6)   # log 2
+    0.693147
+    >>> binary_cross_entropy_with_logits([Value(1000.0)], [0]).data
+    1000.0
+    """
+    xs = _as_list(logits, "logits")
+    ts = _as_list(targets, "targets")
+    _paired(xs, ts, "binary_cross_entropy_with_logits")
+    terms = []
+    for i, (x, t) in enumerate(zip(xs, ts)):
+        tv = t.data if isinstance(t, Value) else _number(t, f"targets[{i}]")
+        if not 0.0 <= tv <= 1.0:
+            raise ValueError(f"targets[{i}] must be a probability in [0, 1], got {tv!r}")
+        x = x if isinstance(x, Value) else Value(_number(x, f"logits[{i}]"))
+        if x.data >= 0.0:
+            terms.append((1 - t) * x + (-x).softplus())
+        else:
+            terms.append(x.softplus() - t * x)
+    return _mean(terms)
+
+
+def log_softmax(logits: Sequence[Value]) -> list[Value]:
+    """``z_i - logsumexp(z)``, with the max subtracted first: no overflow at logits of 1000.
+
+    >>> from micrograd import Value
+    >>> [round(v.exp().data, 4) for v in log_softmax([Value(0.0), Value(0.0)])]
+    [0.5, 0.5]
+    """
+    zs = [z if isinstance(z, Value) else Value(_number(z, "a logit")) for z in logits]
+    if not zs:
+        raise ValueError("log_softmax needs at least one logit")
+    m = max(z.data for z in zs)
+    if not math.isfinite(m):
+        m = 0.0  # inf or nan logits: let the result be inf/nan, as PyTorch does
+    shifted = [z - m for z in zs]  # m is a constant: the gradient of logsumexp is still softmax
+    total: Value = sum(s.exp() for s in shifted)  # type: ignore[assignment]
+    lse = total.log()
+    return [s - lse for s in shifted]
+
+
+def cross_entropy(logits_per_sample: Sequence[Sequence[Value]], classes: Sequence[int]) -> Value:
+    """Softmax cross-entropy: the mean of ``-log softmax(logits)[class]`` over samples.
+
+    ``logits_per_sample`` holds one list of C logits per sample (for instance
+    the outputs of ``MLP(nin, [..., C])``), ``classes`` one class index in
+    ``range(C)`` per sample, as ``torch.nn.functional.cross_entropy``.
+
+    >>> from micrograd import Value
+    >>> round(cross_entropy([[Value(1000.0), Value(0.0)]], [1]).data, 6)
+    1000.0
+    """
+    samples = list(logits_per_sample)
+    if not samples:
+        raise ValueError("logits_per_sample is empty")
+    labels = list(classes)
+    _paired(samples, labels, "cross_entropy")
+    terms: list[Value] = []
+    for i, (zs, c) in enumerate(zip(samples, labels)):
+        if isinstance(zs, Value) or not isinstance(zs, Sequence):
+            raise TypeError(f"logits_per_sample[{i}] must be a list of logits, got {type(zs).__name__}")
+        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or not 0 <= c < len(zs):
+            raise ValueError(f"classes[{i}] must be a class index in range({len(zs)}), got {c!r}")
+        terms.append(-log_softmax(zs)[int(c)])
+    return _mean(terms)

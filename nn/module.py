@@ -1,0 +1,128 @@
+"""``Module``: the base class of every network, with PyTorch's parameter API.
+
+A Module finds its parameters by looking at its own attributes, in the order
+they were assigned (as ``torch.nn.Module`` does for registered ones):
+
+* a ``Value`` attribute is a parameter, named after the attribute;
+* a list or tuple of Values is a parameter per entry, named ``attr.i``;
+* a Module attribute, or a list or tuple of Modules, is a submodule whose
+  parameters follow, prefixed with ``attr.`` (``attr.i.`` for a list).
+
+Everything else (numbers, strings, functions) is configuration and is ignored.
+``named_parameters()`` is the one source of truth: ``parameters()``,
+``zero_grad()``, ``state_dict()`` and ``load_state_dict()`` all derive from it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterator, Mapping
+from typing import NamedTuple
+
+from micrograd import Value
+
+
+class IncompatibleKeys(NamedTuple):
+    """What ``load_state_dict(strict=False)`` skipped, as in PyTorch."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+
+class Module:
+    """Base class of networks: subclasses assign Values and Modules as attributes.
+
+    >>> from micrograd import Value
+    >>> class Affine(Module):
+    ...     def __init__(self) -> None:
+    ...         self.w = Value(2.0)
+    ...         self.b = Value(0.5)
+    ...     def __call__(self, x: float) -> Value:
+    ...         return self.w * x + self.b
+    >>> m = Affine()
+    >>> [name for name, _ in m.named_parameters()]
+    ['w', 'b']
+    >>> m.state_dict()
+    {'w': 2.0, 'b': 0.5}
+    """
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Value]]:
+        """``(name, parameter)`` pairs in attribute-definition order, depth first."""
+        for attr, value in vars(self).items():
+            if attr.startswith("_"):
+                continue  # private attributes are the module's own business
+            name = prefix + attr
+            if isinstance(value, Value):
+                yield name, value
+            elif isinstance(value, Module):
+                yield from value.named_parameters(name + ".")
+            elif isinstance(value, (list, tuple)):
+                for i, item in enumerate(value):
+                    if isinstance(item, Value):
+                        yield f"{name}.{i}", item
+                    elif isinstance(item, Module):
+                        yield from item.named_parameters(f"{name}.{i}.")
+
+    def parameters(self) -> list[Value]:
+        """All parameters, in the order of ``named_parameters()``."""
+        return [p for _, p in self.named_parameters()]
+
+    def zero_grad(self) -> None:
+        """Set every parameter's ``.grad`` to 0.0 (gradients accumulate otherwise)."""
+        for p in self.parameters():
+            p.grad = 0.0
+
+    def num_parameters(self) -> int:
+        """How many scalar parameters the module has."""
+        return sum(1 for _ in self.named_parameters())
+
+    def state_dict(self) -> dict[str, float]:
+        """A copy of the parameter values, keyed by name (plain floats, no graph)."""
+        return {name: p.data for name, p in self.named_parameters()}
+
+    def load_state_dict(self, state: Mapping[str, float], strict: bool = True) -> IncompatibleKeys:
+        """Copy values from ``state`` into the parameters of the same name.
+
+        With ``strict=True`` (the default) the keys must match exactly; missing
+        and unexpected keys are named in the error.  Everything is checked
+        before anything is written, so a failed load leaves the module untouched.
+
+        >>> from micrograd import Value
+        >>> class One(Module):
+        ...     def __init__(self) -> None:
+        ...         self.w = Value(0.0)
+        >>> m = One()
+        >>> m.load_state_dict({"w": 3.0})
+        IncompatibleKeys(missing_keys=[], unexpected_keys=[])
+        >>> m.w.data
+        3.0
+        """
+        if not isinstance(state, Mapping):
+            raise TypeError(f"state must be a mapping of names to numbers, got {type(state).__name__}")
+        params = dict(self.named_parameters())
+        missing = [name for name in params if name not in state]
+        unexpected = [str(name) for name in state if name not in params]
+        if strict and (missing or unexpected):
+            raise KeyError(
+                f"error loading state into {type(self).__name__}: "
+                f"missing keys {missing}, unexpected keys {unexpected}"
+            )
+        values: dict[str, float] = {}
+        for name in params:
+            if name in state:
+                values[name] = _parameter_value(name, state[name])
+        for name, v in values.items():
+            params[name].data = v
+        return IncompatibleKeys(missing, unexpected)
+
+
+def _parameter_value(name: str, x: object) -> float:
+    if isinstance(x, Value):
+        x = x.data
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"state[{name!r}] must be a real number, got {type(x).__name__}: {x!r}")
+    v = float(x)
+    if not math.isfinite(v):
+        raise ValueError(f"state[{name!r}] is {v}, not a finite number")
+    return v
