@@ -1,0 +1,138 @@
+"""Run the benchmark: every workload of ``suite.WORKLOADS``, each row in its own process.
+
+    python -m benchmarks.run                # full run: table, targets, benchmarks/results/latest.json
+    python -m benchmarks.run --tiny         # seconds: every workload on tiny inputs (CI)
+    python -m benchmarks.run --only train_step --reps 3 --json /tmp/train.json
+
+Repetitions alternate the order of the rows (forward, then backward), so a
+slow drift of the machine does not favour one engine.  The exit status is 1
+when a row failed (an error, not an expected status such as micrograd
+0.1.0's RecursionError), 2 on bad arguments or a missing reference install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from . import report
+from .install_reference import installed_version
+from .suite import BENCH_DIR, REFERENCE, REFERENCE_DIR, REFERENCE_VERSION, WORKLOADS, Row, Workload
+
+DEFAULT_JSON = BENCH_DIR / "results" / "latest.json"
+WORKER = BENCH_DIR / "worker.py"
+
+
+def run_row(row: Row, params: dict[str, Any], scratch: Path) -> dict[str, Any]:
+    """One repetition of one row, in a fresh interpreter (the one running this driver)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    cmd = [sys.executable, str(WORKER), row.target, "--params", json.dumps(params)]
+    if row.engine.path is not None:
+        env["PYTHONPATH"] = str(row.engine.path)
+        cmd += ["--engine-dir", str(row.engine.path)]
+    if not row.gc:
+        cmd.append("--gc-off")
+    out = scratch / "result.json"
+    out.unlink(missing_ok=True)
+    proc = subprocess.run([*cmd, "--out", str(out)], env=env, capture_output=True, text=True)
+    if not out.exists():  # the worker died before writing (killed, out of memory, a crash)
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        return {"error": f"worker exited with {proc.returncode}: {' / '.join(tail)}"}
+    result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
+def run_workload(workload: Workload, tiny: bool, reps: int | None, skip: set[str]) -> dict[str, Any]:
+    """All repetitions of all rows of one workload, alternating the row order."""
+    rows = [r for r in workload.rows if r.engine.name not in skip]
+    params = workload.tiny_params if tiny else workload.params
+    n_reps = reps if reps is not None else (workload.tiny_reps if tiny else workload.reps)
+    runs: dict[str, list[dict[str, Any]]] = {r.label: [] for r in rows}
+    with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
+        for rep in range(n_reps):
+            for row in rows if rep % 2 == 0 else reversed(rows):
+                result = run_row(row, params, Path(scratch))
+                runs[row.label].append(result)
+                print(
+                    f"  {workload.key} rep {rep + 1}/{n_reps}  {row.label:<28} {_progress(result)}",
+                    file=sys.stderr,
+                )
+    return report.summarise(workload, params, runs)
+
+
+def _progress(result: dict[str, Any]) -> str:
+    if "error" in result:
+        return f"ERROR {result['error']}"
+    if "status" in result:
+        return str(result["status"])
+    samples = sorted(result["samples"])
+    return f"median {samples[len(samples) // 2]:.4g}" if samples else "no samples"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tiny", action="store_true", help="every workload on tiny inputs, once (CI)")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        help=f"where to save the results (default: {DEFAULT_JSON}; with --tiny: not saved)",
+    )
+    parser.add_argument("--reps", type=int, help="repetitions per row (default: per workload)")
+    keys = [w.key for w in WORKLOADS]
+    parser.add_argument("--only", nargs="+", choices=keys, metavar="WORKLOAD", help=f"a subset of {keys}")
+    parser.add_argument(
+        "--without-reference", action="store_true", help=f"skip the micrograd {REFERENCE_VERSION} rows"
+    )
+    args = parser.parse_args(argv)
+    if args.reps is not None and args.reps < 1:
+        parser.error(f"--reps must be at least 1, got {args.reps}")
+    skip = {REFERENCE.name} if args.without_reference else set()
+    if not args.without_reference and installed_version() != REFERENCE_VERSION:
+        print(
+            f"micrograd {REFERENCE_VERSION} is not installed in {REFERENCE_DIR}: run "
+            "`python -m benchmarks.install_reference` (`make bench` does), or pass --without-reference",
+            file=sys.stderr,
+        )
+        return 2
+    selected = [w for w in WORKLOADS if args.only is None or w.key in args.only]
+    summary = {w.key: run_workload(w, args.tiny, args.reps, skip) for w in selected}
+    doc: dict[str, Any] = {
+        "machine": report.machine(),
+        "mode": "tiny" if args.tiny else "full",
+        "workloads": summary,
+        "targets": report.check_targets(summary),
+    }
+    print()
+    print(report.table(summary))
+    print()
+    print(report.machine_text(doc["machine"]))
+    if not args.tiny:
+        print("\nTargets of issue 5:")
+        print(report.targets_text(doc["targets"]))
+    path = args.json if args.json is not None else (None if args.tiny else DEFAULT_JSON)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc, indent=1) + "\n")
+        print(f"\nsaved {path}")
+    failed = [
+        f"{w}: {label}: {e['status']}"
+        for w, s in summary.items()
+        for label, e in s["rows"].items()
+        if e["status"] != "ok" and e["status"] not in e["tolerated"]
+    ]
+    for line in failed:
+        print(f"FAILED {line}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""What the benchmark measures: the engines, the workloads and their rows, the targets.
+
+Each workload is a function of a worker module (``workloads.py`` for the
+engines, ``numpy_floor.py`` for the floor) run in a fresh process per row and
+repetition.  A row is one way of running it: which engine, which function,
+collector on or off.  Adding a row is a few lines; e.g. the compiled replay
+mode, once ``micrograd.compile`` exists: write ``train_step_compiled(n_points,
+steps)`` in ``workloads.py`` (returning ``{"samples": [...], "loss": [...]}``
+like ``train_step``) and add
+
+    Row("ours, compiled replay", OURS, "workloads:train_step_compiled"),
+
+to ``TRAIN.rows``; its median, speedups and loss agreement then appear in the
+table and the JSON, and a ``Target`` can name it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+REFERENCE_VERSION = "0.1.0"
+REFERENCE_DIR = BENCH_DIR / f".micrograd-{REFERENCE_VERSION}"
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Where a worker imports ``micrograd`` from (None: the row needs no engine)."""
+
+    name: str
+    path: Path | None
+
+
+REFERENCE = Engine(f"micrograd {REFERENCE_VERSION}", REFERENCE_DIR)
+OURS = Engine("ours", REPO_ROOT)
+NUMPY = Engine("numpy", None)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One way of running a workload: ``target`` is ``module:function`` of a worker module."""
+
+    label: str
+    engine: Engine
+    target: str
+    gc: bool = True  # Python's default; False runs the whole worker with gc.disable()
+    tolerated: tuple[str, ...] = ()  # statuses that are a finding, not a failure (e.g. RecursionError)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A measurement, run for each of its rows, alternating rows across repetitions."""
+
+    key: str
+    title: str  # formatted with the params in use, e.g. "{n_points} points"
+    unit: str  # "s" (seconds) or "B" (bytes per node); lower is better for both
+    params: dict[str, Any]
+    tiny_params: dict[str, Any]
+    reps: int
+    rows: tuple[Row, ...]
+    baselines: tuple[str, ...] = ()  # labels of rows that the others are compared with
+    agreement: str | None = None  # a result list compared with the first baseline's (e.g. "loss")
+    tiny_reps: int = 1
+    note: str = ""
+
+    def row(self, label: str) -> Row:
+        for r in self.rows:
+            if r.label == label:
+                return r
+        raise KeyError(f"workload {self.key!r} has no row {label!r}; rows: {[r.label for r in self.rows]}")
+
+
+REF = REFERENCE.name
+REF_GC_OFF = f"{REF}, gc off"
+
+TRAIN = Workload(
+    key="train_step",
+    title="training step: moons demo, MLP(2, [16, 16, 1]), {n_points} points, full batch",
+    unit="s",
+    params={"n_points": 100, "steps": 20},
+    tiny_params={"n_points": 8, "steps": 2},
+    reps=5,
+    rows=(
+        Row(REF, REFERENCE, "workloads:train_step"),
+        Row(REF_GC_OFF, REFERENCE, "workloads:train_step", gc=False),
+        Row("ours", OURS, "workloads:train_step"),
+        Row("ours, gc off", OURS, "workloads:train_step", gc=False),
+        Row("numpy floor", NUMPY, "numpy_floor:train_step"),
+    ),
+    baselines=(REF, REF_GC_OFF),
+    agreement="loss",
+    note="forward + zero_grad + backward + SGD update, median over steps and repetitions",
+)
+
+FORWARD = Workload(
+    key="forward",
+    title="forward only (inference): the same model's scores on {n_points} points",
+    unit="s",
+    params={"n_points": 100, "steps": 20},
+    tiny_params={"n_points": 8, "steps": 2},
+    reps=5,
+    rows=(
+        Row(REF, REFERENCE, "workloads:forward"),
+        Row(REF_GC_OFF, REFERENCE, "workloads:forward", gc=False),
+        Row("ours", OURS, "workloads:forward"),
+        Row("ours, gc off", OURS, "workloads:forward", gc=False),
+    ),
+    baselines=(REF, REF_GC_OFF),
+    agreement="scores",
+)
+
+CHAIN = Workload(
+    key="chain_backward",
+    title="backward through a {n_nodes:,}-node chain",
+    unit="s",
+    params={"n_nodes": 1_000_000},
+    tiny_params={"n_nodes": 5_000},
+    reps=3,
+    rows=(
+        Row(REF, REFERENCE, "workloads:chain_backward", tolerated=("RecursionError",)),
+        Row("ours", OURS, "workloads:chain_backward"),
+    ),
+    baselines=(REF,),
+    note="y = x + x + ... + x; backward only, building the chain is timed apart",
+)
+
+MEMORY = Workload(
+    key="graph_memory",
+    title="bytes per graph node (tracemalloc): the loss graph of {n_points} points",
+    unit="B",
+    params={"n_points": 100},
+    tiny_params={"n_points": 8},
+    reps=1,  # tracemalloc counts allocations: repeating gives the same number
+    rows=(Row(REF, REFERENCE, "workloads:graph_memory"), Row("ours", OURS, "workloads:graph_memory")),
+    baselines=(REF,),
+    note="bytes the forward pass leaves allocated / nodes it made (parameters excluded)",
+)
+
+WORKLOADS: tuple[Workload, ...] = (TRAIN, FORWARD, CHAIN, MEMORY)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A goal of issue 5, checked against one run's results (reported, never asserted).
+
+    ``kind``: "speedup" (baseline median / row median >= threshold), "ratio"
+    (row median / baseline median <= threshold), "seconds" (row median <
+    threshold) or "agreement" (max relative difference <= threshold).
+    """
+
+    text: str
+    workload: str
+    row: str
+    kind: str
+    threshold: float
+    baseline: str = field(default=REF)
+
+
+TARGETS: tuple[Target, ...] = (
+    Target("training step >= 10x faster than micrograd 0.1.0 (gc on)", "train_step", "ours", "speedup", 10.0),
+    Target(
+        "training step faster than micrograd 0.1.0 with gc off",
+        "train_step",
+        "ours",
+        "speedup",
+        1.0,
+        baseline=REF_GC_OFF,
+    ),
+    Target("same loss trajectory (max relative difference <= 1e-9)", "train_step", "ours", "agreement", 1e-9),
+    Target("bytes per node <= half of micrograd 0.1.0's", "graph_memory", "ours", "ratio", 0.5),
+    Target("1,000,000-node chain backward < 3 s", "chain_backward", "ours", "seconds", 3.0),
+)

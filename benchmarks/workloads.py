@@ -1,0 +1,152 @@
+"""The engine workloads, written once against micrograd 0.1.0's API.
+
+Runs inside a worker process whose ``micrograd`` is either karpathy's 0.1.0 or
+this project (which serves the same API), so every function imports
+``micrograd`` lazily and uses nothing beyond what 0.1.0 has: ``Value`` with
++ * ** relu, ``.data``, ``.grad``, ``._prev``, ``.backward()``, and
+``micrograd.nn.MLP`` with ``parameters()`` and ``zero_grad()``.
+
+Each workload takes keyword parameters (plain JSON values) and returns a
+JSON-ready dict; ``"samples"`` holds the measurements (seconds, or bytes per
+node), of which the driver reports the median, and an optional ``"status"``
+says why there are none (e.g. RecursionError).
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import tracemalloc
+from time import perf_counter
+from typing import Any
+
+from moons import LAYER_SIZES, MODEL_SEED, learning_rate, make_moons
+
+
+def _seeded_model() -> Any:
+    from micrograd.nn import MLP
+
+    random.seed(MODEL_SEED)
+    return MLP(LAYER_SIZES[0], list(LAYER_SIZES[1:]))
+
+
+def _scores(model: Any, points: list[list[float]]) -> list[Any]:
+    from micrograd.engine import Value
+
+    inputs = [list(map(Value, xrow)) for xrow in points]
+    return list(map(model, inputs))
+
+
+def _svm_loss(model: Any, points: list[list[float]], labels: list[int]) -> Any:
+    """micrograd's demo loss: SVM max-margin, averaged, plus 1e-4 L2 (full batch)."""
+    scores = _scores(model, points)
+    losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(labels, scores)]
+    data_loss = sum(losses) * (1.0 / len(losses))
+    reg_loss = 1e-4 * sum(p * p for p in model.parameters())
+    return data_loss + reg_loss
+
+
+def train_step(n_points: int, steps: int) -> dict[str, Any]:
+    """``steps`` SGD steps of the demo from fresh seeded weights; each step timed
+    from the forward pass to the end of the update."""
+    points, labels = make_moons(n_points)
+    model = _seeded_model()
+    samples: list[float] = []
+    losses: list[float] = []
+    for k in range(steps):
+        t0 = perf_counter()
+        loss = _svm_loss(model, points, labels)
+        model.zero_grad()
+        loss.backward()
+        lr = learning_rate(k)
+        for p in model.parameters():
+            p.data -= lr * p.grad
+        samples.append(perf_counter() - t0)
+        losses.append(float(loss.data))
+    return {"samples": samples, "loss": losses}
+
+
+def forward(n_points: int, steps: int) -> dict[str, Any]:
+    """Inference: the model's scores on every point (inputs wrapped as Values), no loss, no backward."""
+    points, _ = make_moons(n_points)
+    model = _seeded_model()
+    samples: list[float] = []
+    first: list[float] = []
+    for _ in range(steps):
+        t0 = perf_counter()
+        scores = _scores(model, points)
+        samples.append(perf_counter() - t0)
+        if not first:
+            first = [float(s.data) for s in scores]
+        del scores  # drop the graph, as a user's loop would
+    return {"samples": samples, "scores": first}
+
+
+def chain_backward(n_nodes: int) -> dict[str, Any]:
+    """Backward through y = x + x + ... + x, a chain ``n_nodes`` additions deep.
+
+    d(y)/d(x) is exactly n_nodes + 1.  An engine whose backward recurses
+    (micrograd 0.1.0) raises RecursionError: reported as a status, not a crash.
+    """
+    from micrograd.engine import Value
+
+    x = Value(1.0)
+    t0 = perf_counter()
+    y = x
+    for _ in range(n_nodes):
+        y = y + x
+    build = perf_counter() - t0
+    t0 = perf_counter()
+    try:
+        y.backward()
+    except RecursionError as exc:
+        return {"samples": [], "status": "RecursionError", "detail": str(exc), "build_s": build}
+    elapsed = perf_counter() - t0
+    expected = n_nodes + 1
+    if x.grad != expected:
+        return {"samples": [], "status": f"wrong gradient {x.grad!r}, expected {expected}", "build_s": build}
+    return {"samples": [elapsed], "build_s": build}
+
+
+def _graph_nodes(root: Any) -> set[int]:
+    """Identities of every node reachable from ``root`` (iterative: graphs are deep)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            stack.extend(node._prev)
+    return seen
+
+
+def graph_memory(n_points: int) -> dict[str, Any]:
+    """Bytes per graph node of the demo's loss graph, by tracemalloc.
+
+    The model is built before tracing starts; the nodes counted are those the
+    forward pass made (every node reachable from the loss except the
+    parameters), and the bytes are what the forward pass left allocated while
+    the graph is alive.  The peak during backward is reported alongside.
+    """
+    points, labels = make_moons(n_points)
+    model = _seeded_model()
+    n_params = len(model.parameters())
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        loss = _svm_loss(model, points, labels)
+        retained = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.reset_peak()
+        model.zero_grad()
+        loss.backward()
+        backward_peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    nodes = len(_graph_nodes(loss)) - n_params
+    return {
+        "samples": [retained / nodes],
+        "retained_bytes": retained,
+        "nodes": nodes,
+        "backward_peak_bytes": backward_peak,
+    }

@@ -1,0 +1,126 @@
+"""The benchmark harness works end to end (tiny mode); no timing is asserted."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.install_reference import installed_version
+from benchmarks.moons import initial_weights, make_moons
+from benchmarks.report import max_rel_diff
+from benchmarks.suite import REFERENCE_DIR, REFERENCE_VERSION, REPO_ROOT, WORKLOADS
+
+needs_reference = pytest.mark.skipif(
+    installed_version() != REFERENCE_VERSION,
+    reason=f"micrograd {REFERENCE_VERSION} is not installed in {REFERENCE_DIR}; "
+    "install it with `python -m benchmarks.install_reference`",
+)
+
+
+def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--tiny", "--json", str(out), *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc, json.loads(out.read_text())
+
+
+def _check_common(proc: subprocess.CompletedProcess[str], doc: dict[str, Any]) -> None:
+    assert doc["mode"] == "tiny"
+    assert set(doc["machine"]) >= {"cpu", "python", "date", "platform"}
+    assert list(doc["workloads"]) == [w.key for w in WORKLOADS]
+    for key, workload in doc["workloads"].items():
+        for label, row in workload["rows"].items():
+            if row["status"] in row["tolerated"]:
+                continue
+            assert row["status"] == "ok", (key, label, row["status"])
+            assert row["median"] > 0, (key, label)
+            assert f"| {label} |" in proc.stdout  # every row is in the printed table
+    assert "Machine:" in proc.stdout
+
+
+def test_tiny_run_without_reference(tmp_path: Path) -> None:
+    proc, doc = _run(tmp_path, "--without-reference")
+    _check_common(proc, doc)
+    rows = doc["workloads"]["train_step"]["rows"]
+    assert set(rows) == {"ours", "ours, gc off", "numpy floor"}
+    # gc on or off, our engine follows the same trajectory
+    assert rows["ours"]["loss"] == rows["ours, gc off"]["loss"]
+    assert max_rel_diff(rows["ours"]["loss"], rows["numpy floor"]["loss"]) < 1e-12
+    chain = doc["workloads"]["chain_backward"]["rows"]["ours"]
+    assert chain["status"] == "ok" and chain["build_s"] > 0
+    memory = doc["workloads"]["graph_memory"]["rows"]["ours"]
+    assert memory["nodes"] > 1000 and memory["retained_bytes"] > 0
+
+
+@needs_reference
+def test_tiny_run_side_by_side(tmp_path: Path) -> None:
+    proc, doc = _run(tmp_path)
+    _check_common(proc, doc)
+    ref = f"micrograd {REFERENCE_VERSION}"
+    train = doc["workloads"]["train_step"]["rows"]
+    assert train[ref]["micrograd_version"] == REFERENCE_VERSION
+    assert train["ours"]["micrograd_version"] != REFERENCE_VERSION
+    for label in ("ours", "ours, gc off", f"{ref}, gc off"):
+        assert train[label]["loss_max_rel_diff"] <= 1e-9, label
+    assert train["numpy floor"]["loss_max_rel_diff"] < 1e-12
+    assert doc["workloads"]["forward"]["rows"]["ours"]["scores_max_rel_diff"] <= 1e-12
+    assert doc["workloads"]["chain_backward"]["rows"][ref]["status"] == "RecursionError"
+    memory = doc["workloads"]["graph_memory"]["rows"]
+    assert memory["ours"]["nodes"] > 1000 and memory[ref]["nodes"] > 1000
+    assert {t["target"] for t in doc["targets"]} and all("met" in t for t in doc["targets"])
+
+
+@needs_reference
+def test_worker_refuses_the_wrong_micrograd(tmp_path: Path) -> None:
+    # PYTHONPATH gives our engine, but the row claims micrograd 0.1.0: the worker must notice
+    out = tmp_path / "result.json"
+    cmd = [sys.executable, str(REPO_ROOT / "benchmarks" / "worker.py"), "workloads:chain_backward"]
+    cmd += ["--params", '{"n_nodes": 10}', "--engine-dir", str(REFERENCE_DIR), "--out", str(out)]
+    proc = subprocess.run(cmd, env={"PYTHONPATH": str(REPO_ROOT)}, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert "expected it under" in json.loads(out.read_text())["error"]
+
+
+def test_bad_arguments_are_rejected() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--reps", "0"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "--reps must be at least 1" in proc.stderr
+
+
+def test_moons_are_deterministic_and_balanced() -> None:
+    points, labels = make_moons(100)
+    assert (points, labels) == make_moons(100)
+    assert labels.count(-1) == labels.count(1) == 50
+    assert all(len(p) == 2 and all(math.isfinite(c) for c in p) for p in points)
+    with pytest.raises(ValueError, match="n_points >= 2"):
+        make_moons(1)
+
+
+def test_initial_weights_follow_micrograd_mlp_shapes() -> None:
+    layers = initial_weights()
+    assert [(len(w), len(w[0]), len(b)) for w, b in layers] == [(16, 2, 16), (16, 16, 16), (1, 16, 1)]
+    assert layers == initial_weights()  # reseeded each call
+    assert all(-1 <= v <= 1 for w, _ in layers for row in w for v in row)
+
+
+def test_max_rel_diff() -> None:
+    assert max_rel_diff([1.0, 0.0], [1.0, 0.0]) == 0.0
+    assert max_rel_diff([1.0, 2.0], [1.0, 2.2]) == pytest.approx(0.2 / 2.2)
+    assert max_rel_diff([1.0], [1.0, 2.0]) == math.inf
