@@ -14,7 +14,6 @@ from typing import Any
 
 from .autograd import _as_tuple, grad
 from .engine import Value
-from .grad_mode import enable_grad, no_grad
 
 Outputs = Value | Sequence[Value]
 
@@ -76,13 +75,13 @@ def gradcheck(
 def _central_difference(
     f: Callable[..., Outputs], xs: tuple[Value, ...], k: int, x: Value, eps: float
 ) -> float:
+    # f runs with graph building on (not under no_grad): it may call grad() itself.
     original = x.data
     try:
-        with no_grad():
-            x.data = original + eps
-            plus = _evaluate(f, xs)[k].data
-            x.data = original - eps
-            minus = _evaluate(f, xs)[k].data
+        x.data = original + eps
+        plus = _evaluate(f, xs)[k].data
+        x.data = original - eps
+        minus = _evaluate(f, xs)[k].data
     finally:
         x.data = original
     return (plus - minus) / (2 * eps)
@@ -111,8 +110,7 @@ def gradgradcheck(
     weights = [1.0] if n_out == 1 else [rng.uniform(0.5, 1.5) for _ in range(n_out)]
 
     def first_derivatives(*args: Value) -> tuple[Any, ...]:
-        with enable_grad():  # also inside gradcheck's no_grad finite differences
-            gs = grad(_evaluate(f, args), args, weights, create_graph=True, allow_unused=True)
+        gs = grad(_evaluate(f, args), args, weights, create_graph=True, allow_unused=True)
         return tuple(Value(0.0) if g is None else g for g in gs)
 
     return gradcheck(first_derivatives, xs, eps, atol, rtol, raise_exception)

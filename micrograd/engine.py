@@ -29,6 +29,7 @@ of scope.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 from collections.abc import Callable, Iterable
 from threading import get_ident
@@ -163,8 +164,14 @@ class Value:
         # d(a**b)/da = b * a**(b-1); d(a**b)/db = a**b * log(a).
         # PyTorch's conventions: no base gradient where b == 0 (even at a == 0), and
         # no exponent gradient at a == 0 with b >= 0 (where log(a) would give 0 * -inf).
-        ga = 0.0 if _data(b) == 0.0 else g * (b * pow_(a, b - 1))
-        gb = g * 0.0 if (_data(a) == 0.0 and _data(b) >= 0.0) else g * (out * log(a))
+        # As Values (create_graph), the base gradient keeps its formula where that is
+        # finite: its value is 0 all the same, and its derivative in b stays right.
+        x, y = _data(a), _data(b)
+        if y == 0.0 and not (isinstance(b, Value) and x != 0.0 and math.isfinite(x)):
+            ga = 0.0
+        else:
+            ga = g * (b * pow_(a, b - 1))
+        gb = g * 0.0 if (x == 0.0 and y >= 0.0) else g * (out * log(a))
         return ga, gb
 
     def __pow__(self, other: Operand) -> Value:
