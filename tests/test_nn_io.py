@@ -1,0 +1,224 @@
+"""Save and load: round trips, atomic writes, and a clear error for every kind of bad file."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nn import MLP, ModelFileError, io
+
+
+@pytest.fixture
+def model() -> MLP:
+    return MLP(2, [4, 3, 1], activation=["tanh", "relu", "sigmoid"], seed=3)
+
+
+def test_round_trip_is_exact(tmp_path: Path, model: MLP) -> None:
+    path = tmp_path / "m.json"
+    model.save(str(path))
+    loaded = MLP.load(str(path))
+    assert repr(loaded) == repr(model)
+    assert loaded.state_dict() == model.state_dict()  # floats read back bit for bit
+    x = [0.3, -0.8]
+    assert loaded(x).data == model(x).data  # type: ignore[union-attr]
+    doc = json.loads(path.read_text())
+    assert (doc["format"], doc["version"]) == ("micrograd-nn", 1)
+    assert doc["architecture"] == {
+        "type": "MLP",
+        "nin": 2,
+        "nouts": [4, 3, 1],
+        "activations": ["tanh", "relu", "sigmoid"],
+    }
+
+
+def test_load_does_not_touch_global_random(tmp_path: Path, model: MLP) -> None:
+    path = tmp_path / "m.json"
+    io.save(model, path)
+    state = random.getstate()
+    io.load(path)
+    assert random.getstate() == state
+
+
+def test_load_into_an_existing_model(tmp_path: Path, model: MLP) -> None:
+    path = tmp_path / "m.json"
+    model.save(str(path))
+    other = MLP(2, [4, 3, 1], activation=["tanh", "relu", "sigmoid"], seed=4)
+    io.load_into(other, path)
+    assert other.state_dict() == model.state_dict()
+
+
+def test_wrong_architecture_leaves_the_model_untouched(tmp_path: Path, model: MLP) -> None:
+    path = tmp_path / "m.json"
+    model.save(str(path))
+    for other in (MLP(2, [4, 3, 1], seed=0), MLP(2, [4, 1], seed=0), MLP(3, [4, 3, 1], seed=0)):
+        before = other.state_dict()
+        with pytest.raises(ModelFileError, match="architecture mismatch"):
+            io.load_into(other, path)
+        assert other.state_dict() == before
+
+
+def test_non_finite_weights_are_refused_and_the_old_file_kept(tmp_path: Path, model: MLP) -> None:
+    path = tmp_path / "m.json"
+    model.save(str(path))
+    old = path.read_bytes()
+    for bad in (math.nan, math.inf, -math.inf):
+        model.layers[1].neurons[2].b.data = bad
+        with pytest.raises(ValueError, match=r"non-finite weights.*layers\.1\.neurons\.2\.b"):
+            model.save(str(path))
+        assert path.read_bytes() == old
+    assert os.listdir(tmp_path) == ["m.json"]
+
+
+@pytest.mark.parametrize("failing", ["write", "fsync", "replace"])
+def test_a_crash_mid_save_keeps_the_previous_file(
+    tmp_path: Path, model: MLP, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    path = tmp_path / "m.json"
+    model.save(str(path))
+    old = path.read_bytes()
+    model.layers[0].neurons[0].b.data = 0.25
+
+    def disk_full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    if failing == "write":
+        real_fdopen = os.fdopen
+
+        class FullFile:
+            def __init__(self, fd: int, mode: str) -> None:
+                self.f = real_fdopen(fd, mode)
+
+            def __enter__(self) -> FullFile:
+                return self
+
+            def __exit__(self, *exc: object) -> None:
+                self.f.close()
+
+            def write(self, data: bytes) -> None:
+                self.f.write(data[: len(data) // 2])  # half the bytes, then the disk is full
+                disk_full()
+
+        monkeypatch.setattr(io.os, "fdopen", FullFile)
+    else:
+        monkeypatch.setattr(io.os, failing, disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        model.save(str(path))
+    monkeypatch.undo()
+    assert path.read_bytes() == old
+    assert os.listdir(tmp_path) == ["m.json"]  # no temporary file left behind
+    assert MLP.load(str(path)).layers[0].neurons[0].b.data == 0.0
+
+
+def test_saving_over_a_file_keeps_its_permissions(tmp_path: Path, model: MLP) -> None:
+    path = tmp_path / "m.json"
+    model.save(str(path))
+    assert path.stat().st_mode & 0o777 == 0o644
+    path.chmod(0o600)
+    model.save(str(path))
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def _good_doc(model: MLP) -> dict[str, Any]:
+    return {
+        "format": "micrograd-nn",
+        "version": 1,
+        "architecture": {
+            "type": "MLP",
+            "nin": 2,
+            "nouts": [4, 3, 1],
+            "activations": ["tanh", "relu", "sigmoid"],
+        },
+        "parameters": model.state_dict(),
+    }
+
+
+def _mutations() -> list[tuple[str, Any, str]]:
+    def arch(key: str, value: Any) -> Any:
+        return lambda d: d["architecture"].__setitem__(key, value)
+
+    def param(key: str, value: Any) -> Any:
+        return lambda d: d["parameters"].__setitem__(key, value)
+
+    return [
+        ("version 2", lambda d: d.__setitem__("version", 2), "unsupported format version 2"),
+        ("no version", lambda d: d.pop("version"), "unsupported format version None"),
+        ("other format", lambda d: d.__setitem__("format", "keras"), "not a micrograd-nn model file"),
+        ("no architecture", lambda d: d.pop("architecture"), '"architecture" field is missing'),
+        ("no parameters", lambda d: d.pop("parameters"), '"parameters" field is missing'),
+        ("type", arch("type", "CNN"), "unknown architecture type 'CNN'"),
+        ("nin", arch("nin", 0), "nin must be a positive int"),
+        ("nouts", arch("nouts", [4, "3", 1]), "nouts must be a list of positive ints"),
+        ("activations", arch("activations", ["tanh", "relu"]), "activations must name one of"),
+        ("more layers", arch("nouts", [4, 3, 2]), r"missing keys \['layers\.2\.neurons\.1\.w\.0'"),
+        ("missing", lambda d: d["parameters"].pop("layers.0.neurons.0.b"), "missing keys"),
+        ("unexpected", param("layers.0.neurons.9.b", 0.0), r"unexpected keys \['layers\.0\.neurons\.9\.b'\]"),
+        ("string", param("layers.0.neurons.0.b", "0.5"), "must be a real number, got str"),
+        ("null", param("layers.0.neurons.0.b", None), "must be a real number, got NoneType"),
+    ]
+
+
+@pytest.mark.parametrize(("case", "mutate", "message"), _mutations(), ids=[m[0] for m in _mutations()])
+def test_bad_documents_are_named(tmp_path: Path, model: MLP, case: str, mutate: Any, message: str) -> None:
+    doc = _good_doc(model)
+    mutate(doc)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ModelFileError, match=message):
+        MLP.load(str(path))
+    before = model.state_dict()
+    with pytest.raises(ModelFileError):
+        io.load_into(model, path)
+    assert model.state_dict() == before
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "the file is empty"),
+        (b"  \n", "the file is empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\xff", "not UTF-8"),
+        (b"[1, 2, 3]", "not a micrograd-nn model file"),
+        (b"hello", "not valid JSON"),
+    ],
+)
+def test_corrupted_files_are_named(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(ModelFileError, match=message):
+        MLP.load(str(path))
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_non_finite_numbers_in_a_file_are_refused(tmp_path: Path, model: MLP, literal: str) -> None:
+    path = tmp_path / "m.json"
+    model.save(str(path))
+    text = path.read_text()
+    name = "layers.2.neurons.0.b"
+    assert f'"{name}": 0.0' in text
+    path.write_text(text.replace(f'"{name}": 0.0', f'"{name}": {literal}'))
+    with pytest.raises(ModelFileError, match=r"non-finite|not a finite number"):
+        MLP.load(str(path))
+
+
+def test_every_truncation_is_a_clear_error(tmp_path: Path) -> None:
+    small = MLP(1, [2, 1], seed=0)
+    path = tmp_path / "m.json"
+    small.save(str(path))
+    data = path.read_bytes()
+    for cut in range(len(data.rstrip())):
+        path.write_bytes(data[:cut])
+        with pytest.raises(ModelFileError):
+            MLP.load(str(path))
+
+
+def test_missing_file_and_non_mlp(tmp_path: Path, model: MLP) -> None:
+    with pytest.raises(FileNotFoundError):
+        MLP.load(str(tmp_path / "nope.json"))
+    with pytest.raises(TypeError, match="writes an MLP"):
+        io.save(model.layers[0], tmp_path / "x.json")  # type: ignore[arg-type]
