@@ -15,6 +15,7 @@ Modules, each one thing: ``engine`` (Value and its ops), ``autograd``
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
 from .engine import Value
+from .engine import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __version__ = "0.2.0"

@@ -339,6 +339,31 @@ class Value:
             child.grad += g
 
 
+def _sum_rule(g: Any, out: Any, *operands: Any) -> tuple[Any, ...]:
+    return (g,) * len(operands)  # d(a + b + ...)/d(each) = 1
+
+
+def sum(values: Iterable[Operand], start: Operand = 0.0) -> Value:  # noqa: A001 - torch.sum's name
+    """``start + v0 + v1 + ...`` as ONE node, where builtin ``sum`` makes one ``+``
+    node per term.
+
+    The floats are added in the same order as builtin ``sum`` adds them, so the
+    result and the gradients are bit-for-bit those of the chain of ``+`` nodes,
+    with a fraction of the nodes to build and backpropagate.
+
+    >>> import micrograd
+    >>> xs = [Value(1.0), Value(2.0), Value(3.0)]
+    >>> s = micrograd.sum(xs, start=10.0)
+    >>> s.data, len(s._prev)
+    (16.0, 4)
+    """
+    operands = [v if isinstance(v, Value) else _constant(v) for v in (start, *values)]
+    total = operands[0].data
+    for v in operands[1:]:
+        total += v.data
+    return _make(total, tuple(operands), "+", _sum_rule)
+
+
 # ---- building nodes ----------------------------------------------------------
 
 _new_value = object.__new__

@@ -17,6 +17,7 @@ from operator import mul
 from types import ModuleType
 from typing import Any
 
+import micrograd
 from micrograd import Value
 
 from .module import Module
@@ -144,8 +145,9 @@ class Neuron(Module):
     def __call__(self, x: Input) -> Value:
         if len(x) != len(self.w):
             raise ValueError(f"expected {len(self.w)} inputs, got {len(x)}")
-        # micrograd's sum((wi*xi for ...), self.b): the same float operations in the same order
-        act: Value = sum(map(mul, self.w, x), self.b)
+        # micrograd's sum((wi*xi for ...), self.b): the same float operations in the same
+        # order, but the additions form one n-ary node instead of a chain of nin nodes.
+        act = micrograd.sum(map(mul, self.w, x), self.b)
         activate = self._activate
         return act if activate is None else activate(act)
 

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 import micrograd
-from micrograd import Value, no_grad
+from micrograd import Value, gradcheck, no_grad
 
 
 def test_micrograd_readme_x_minus_4_example() -> None:
@@ -232,3 +232,22 @@ def test_detach_item_float() -> None:
     y = (x * 3).detach()
     assert y._prev == () and y.data == 6.0
     assert x.item() == 2.0 and float(x) == 2.0
+
+
+def test_nary_sum_is_bit_identical_to_builtin_sum() -> None:
+    import random
+
+    rng = random.Random(7)
+    xs = [Value(rng.uniform(-1e3, 1e3)) for _ in range(50)]
+    ys = [Value(x.data) for x in xs]
+    start = Value(0.1)
+    s = micrograd.sum((x * x for x in xs), start)
+    t = sum((y * y for y in ys), Value(0.1))
+    assert s.data == t.data and len(s._prev) == 51 and s._op == "+"
+    (s * s).backward()
+    (t * t).backward()
+    assert [x.grad for x in xs] == [y.grad for y in ys]
+    assert micrograd.sum([]).data == 0.0 and micrograd.sum([1, Value(2.0)], start=3).data == 6.0
+    assert gradcheck(lambda a, b: micrograd.sum([a, a * b, 2.0], b), [Value(0.3), Value(-1.2)])
+    with pytest.raises(TypeError, match="str"):
+        micrograd.sum(["a"])  # type: ignore[list-item]
