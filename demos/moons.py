@@ -1,0 +1,142 @@
+"""micrograd's headline demo: an MLP(2, [16, 16, 1]) learns two moons to 100% training accuracy.
+
+100 points of scikit-learn's two moons (noise 0.1), the SVM max-margin loss
+plus 1e-4 L2, full-batch SGD with micrograd's schedule lr = 1 - 0.9 k / steps
+(or Adam).  Writes the decision boundary (inference under ``no_grad``), the
+loss and accuracy curves, and the computation graph of one trained neuron.
+
+    python -m demos.moons --out out        # or: python demos/moons.py --out out
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file: make the repository's packages importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from demos import _common
+from micrograd import Value, no_grad
+from nn import datasets, losses, optim
+from nn.layers import MLP
+from nn.metrics import accuracy
+
+ALPHA = 1e-4  # L2 strength, as micrograd's demo
+ADAM_LR = 0.05
+
+
+def loss_and_accuracy(model: MLP, xs: list[list[float]], y: list[int]) -> tuple[Value, float]:
+    """micrograd's demo loss: mean hinge loss of the scores plus ALPHA times the sum of squared weights."""
+    scores = [model(x) for x in xs]
+    data_loss = losses.hinge(scores, y)  # type: ignore[arg-type]
+    reg = ALPHA * sum((p * p for p in model.parameters()), Value(0.0))
+    return data_loss + reg, accuracy(scores, y)  # type: ignore[arg-type]
+
+
+def train(
+    model: MLP, xs: list[list[float]], y: list[int], steps: int, optimizer: str, quiet: bool
+) -> tuple[list[float], list[float]]:
+    """Full-batch training; returns the loss and accuracy of every step."""
+    from tqdm import tqdm
+
+    params = model.parameters()
+    opt: optim.SGD | optim.Adam = (
+        optim.SGD(params, lr=1.0) if optimizer == "sgd" else optim.Adam(params, lr=ADAM_LR)
+    )
+    loss_curve, acc_curve = [], []
+    bar = tqdm(range(steps), desc=f"moons ({optimizer})", unit="step", disable=quiet, file=sys.stderr)
+    for k in bar:
+        loss, acc = loss_and_accuracy(model, xs, y)
+        opt.zero_grad()
+        loss.backward()
+        if optimizer == "sgd":
+            opt.lr = 1.0 - 0.9 * k / steps  # micrograd's learning-rate decay
+        opt.step()
+        loss_curve.append(loss.data)
+        acc_curve.append(acc)
+        bar.set_postfix(loss=f"{loss.data:.4f}", acc=f"{acc:.0%}")
+    return loss_curve, acc_curve
+
+
+def plot_boundary(model: MLP, xs: list[list[float]], y: list[int], path: Path, written: list[Path]) -> None:
+    import numpy as np
+
+    h = 0.05
+    x0 = [p[0] for p in xs]
+    x1 = [p[1] for p in xs]
+    xx, yy = np.meshgrid(
+        np.arange(min(x0) - 0.5, max(x0) + 0.5, h), np.arange(min(x1) - 0.5, max(x1) + 0.5, h)
+    )
+    with no_grad():  # inference: no graph, so no memory spent on it
+        zz = np.array([model([float(a), float(b)]).data for a, b in zip(xx.ravel(), yy.ravel())])  # type: ignore[union-attr]
+    plt = _common.pyplot()
+    fig, ax = plt.subplots(figsize=(6, 5))
+    ax.contourf(xx, yy, zz.reshape(xx.shape) > 0, levels=[-0.5, 0.5, 1.5], colors=["#ffc9c9", "#a5d8ff"])
+    ax.contour(xx, yy, zz.reshape(xx.shape), levels=[0.0], colors="black", linewidths=1)
+    ax.scatter(x0, x1, c=["#e03131" if t == 0 else "#1971c2" for t in y], s=25, edgecolors="black")
+    ax.set_title("Decision boundary of MLP(2, [16, 16, 1])")
+    ax.set_xlabel("x0")
+    ax.set_ylabel("x1")
+    fig.tight_layout()
+    _common.save(fig, path, written)
+
+
+def plot_curves(loss_curve: list[float], acc_curve: list[float], path: Path, written: list[Path]) -> None:
+    plt = _common.pyplot()
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
+    steps = range(1, len(loss_curve) + 1)
+    ax_loss.plot(steps, loss_curve, color="#1c7ed6")
+    ax_loss.set_yscale("log")
+    ax_loss.set_title("loss (hinge + L2)")
+    ax_loss.set_xlabel("step")
+    ax_acc.plot(steps, [100 * a for a in acc_curve], color="#2f9e44")
+    ax_acc.set_ylim(0, 105)
+    ax_acc.set_title("training accuracy (%)")
+    ax_acc.set_xlabel("step")
+    fig.tight_layout()
+    _common.save(fig, path, written)
+
+
+def neuron_graph(model: MLP, xs: list[list[float]], path: Path, written: list[Path]) -> None:
+    """The graph of the first hidden neuron, as micrograd's README draws it, on the first
+    input that switches its ReLU on (so that gradients flow to every weight)."""
+    neuron = model.layers[0].neurons[0]
+    for name, p in neuron.named_parameters():
+        p.label = name.replace(".", "")  # w0, w1, b
+    with no_grad():
+        x = next((x for x in xs if neuron(x).data > 0), xs[0])
+    inputs = [Value(v, label=f"x{i}") for i, v in enumerate(x)]
+    out = neuron(inputs)
+    out.label = "out"
+    neuron.zero_grad()  # show this graph's gradients, not the last training step's
+    out.backward()
+    _common.render_graph(out, path, written, params=neuron.parameters())
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _common.parser(__doc__.splitlines()[0], steps=100)
+    p.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd", help="(default: sgd)")
+    p.add_argument("--samples", type=_common.positive_int, default=100, help="points (default: 100)")
+    args = p.parse_args(argv)
+    if args.samples < 2:
+        p.error("--samples must be at least 2 (one per moon)")
+    out = _common.prepare_out(p, args.out)
+    written: list[Path] = []
+
+    xs, y = datasets.make_moons(args.samples, noise=0.1, seed=args.seed)
+    model = MLP(2, [16, 16, 1], seed=args.seed)
+    loss_curve, acc_curve = train(model, xs, y, args.steps, args.optimizer, args.quiet)
+    loss, acc = loss_and_accuracy(model, xs, y)
+
+    plot_boundary(model, xs, y, out / "decision_boundary.png", written)
+    plot_curves(loss_curve, acc_curve, out / "loss_curve.png", written)
+    neuron_graph(model, xs, out / "neuron_graph.png", written)
+
+    print(f"after {args.steps} steps ({args.optimizer}): loss {loss.data:.4f}, training accuracy {acc:.0%}")
+    _common.report(written)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""Three interleaved spirals: an MLP trained with softmax cross-entropy and Adam colours the plane by class.
+
+``--samples`` points on three spiral arms (CS231n's spiral data, noise 0.05),
+an MLP(2, [16, 16, 3]) whose three outputs are the class logits, the mean
+softmax cross-entropy, and Adam on mini-batches.  Writes the decision regions
+(inference under ``no_grad``) and the loss and accuracy curves.
+
+    python -m demos.spirals --out out        # or: python demos/spirals.py --out out
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file: make the repository's packages importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from demos import _common
+from micrograd import Value, no_grad
+from nn import datasets, losses, optim
+from nn.layers import MLP
+from nn.metrics import accuracy
+
+CLASSES = 3
+COLOURS = ["#e03131", "#2f9e44", "#1971c2"]
+REGIONS = ["#ffc9c9", "#b2f2bb", "#a5d8ff"]
+
+
+def logits(model: MLP, xs: list[list[float]]) -> list[list[Value]]:
+    return [model(x) for x in xs]  # type: ignore[misc]
+
+
+def predict(model: MLP, x: list[float]) -> int:
+    """The class with the largest logit."""
+    z: list[Value] = model(x)  # type: ignore[assignment]
+    return max(range(CLASSES), key=lambda c: z[c].data)
+
+
+def train(
+    model: MLP, xs: list[list[float]], y: list[int], steps: int, batch: int, lr: float, seed: int, quiet: bool
+) -> tuple[list[float], list[float]]:
+    """Adam on mini-batches; returns the batch loss and the batch accuracy of every step."""
+    from tqdm import tqdm
+
+    rng = random.Random(seed)
+    opt = optim.Adam(model.parameters(), lr=lr)
+    loss_curve, acc_curve = [], []
+    order = list(range(len(xs)))
+    bar = tqdm(range(steps), desc="spirals (adam)", unit="step", disable=quiet, file=sys.stderr)
+    for k in bar:
+        if k * batch % len(xs) < batch:
+            rng.shuffle(order)  # a new epoch
+        start = k * batch % len(xs)
+        idx = (order + order)[start : start + batch]
+        zs = logits(model, [xs[i] for i in idx])
+        labels = [y[i] for i in idx]
+        loss = losses.cross_entropy(zs, labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        acc = accuracy(zs, labels)
+        loss_curve.append(loss.data)
+        acc_curve.append(acc)
+        bar.set_postfix(loss=f"{loss.data:.4f}", acc=f"{acc:.0%}")
+    return loss_curve, acc_curve
+
+
+def plot_regions(model: MLP, xs: list[list[float]], y: list[int], path: Path, written: list[Path]) -> None:
+    import numpy as np
+
+    h = 0.03
+    grid = np.arange(-1.2, 1.2 + h / 2, h)
+    xx, yy = np.meshgrid(grid, grid)
+    with no_grad():  # inference: no graph is built
+        zz = np.array([predict(model, [float(a), float(b)]) for a, b in zip(xx.ravel(), yy.ravel())]).reshape(
+            xx.shape
+        )
+    plt = _common.pyplot()
+    fig, ax = plt.subplots(figsize=(6, 6))
+    ax.contourf(xx, yy, zz, levels=[-0.5, 0.5, 1.5, 2.5], colors=REGIONS)
+    ax.scatter([p[0] for p in xs], [p[1] for p in xs], c=[COLOURS[c] for c in y], s=18, edgecolors="black")
+    ax.set_title("Decision regions of MLP(2, [16, 16, 3]), softmax cross-entropy")
+    ax.set_aspect("equal")
+    fig.tight_layout()
+    _common.save(fig, path, written)
+
+
+def plot_curves(loss_curve: list[float], acc_curve: list[float], path: Path, written: list[Path]) -> None:
+    plt = _common.pyplot()
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
+    steps = range(1, len(loss_curve) + 1)
+    ax_loss.plot(steps, loss_curve, color="#1c7ed6", linewidth=0.8)
+    ax_loss.set_title("cross-entropy of the mini-batch")
+    ax_loss.set_xlabel("step")
+    ax_acc.plot(steps, [100 * a for a in acc_curve], color="#2f9e44", linewidth=0.8)
+    ax_acc.set_ylim(0, 105)
+    ax_acc.set_title("mini-batch accuracy (%)")
+    ax_acc.set_xlabel("step")
+    fig.tight_layout()
+    _common.save(fig, path, written)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _common.parser(__doc__.splitlines()[0], steps=300)
+    p.add_argument("--samples", type=_common.positive_int, default=150, help="points (default: 150)")
+    p.add_argument("--batch", type=_common.positive_int, default=30, help="mini-batch size (default: 30)")
+    p.add_argument(
+        "--lr", type=_common.positive_float, default=0.02, help="Adam's learning rate (default: 0.02)"
+    )
+    args = p.parse_args(argv)
+    if args.samples < CLASSES:
+        p.error(f"--samples must be at least {CLASSES} (one per class)")
+    out = _common.prepare_out(p, args.out)
+    written: list[Path] = []
+
+    xs, y = datasets.make_spirals(args.samples, n_classes=CLASSES, noise=0.05, seed=args.seed)
+    model = MLP(2, [16, 16, CLASSES], seed=args.seed)
+    batch = min(args.batch, len(xs))
+    loss_curve, acc_curve = train(model, xs, y, args.steps, batch, args.lr, args.seed, args.quiet)
+    with no_grad():
+        zs = logits(model, xs)
+        loss, acc = losses.cross_entropy(zs, y), accuracy(zs, y)
+
+    plot_regions(model, xs, y, out / "spirals_regions.png", written)
+    plot_curves(loss_curve, acc_curve, out / "spirals_curves.png", written)
+
+    print(f"after {args.steps} steps (adam): loss {loss.data:.4f}, training accuracy {acc:.0%}")
+    _common.report(written)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,360 @@
+"""The demos: short runs write valid PNGs, documented errors are clear, the PNG checker finds bad files."""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("matplotlib", reason="the demos plot with matplotlib, which is not installed")
+pytest.importorskip("tqdm", reason="the training demos show a tqdm progress bar; tqdm is not installed")
+pytest.importorskip("numpy", reason="the decision-boundary plots use numpy, which is not installed")
+graphviz = pytest.importorskip("graphviz", reason="the demos render graphs with graphviz, not installed")
+
+from demos import check_pngs, derivative, moons, sine_model, spirals  # noqa: E402
+from micrograd import Value, is_grad_enabled  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMOS = {"moons": moons, "spirals": spirals, "derivative": derivative, "sine_model": sine_model}
+SHORT = {
+    "moons": ["--steps", "2", "--samples", "20"],
+    "spirals": ["--steps", "2", "--samples", "12", "--batch", "6"],
+    "derivative": ["--points", "7"],
+    "sine_model": ["--steps", "5"],
+}
+PNGS = {
+    "moons": ["decision_boundary.png", "loss_curve.png", "neuron_graph.png"],
+    "spirals": ["spirals_regions.png", "spirals_curves.png"],
+    "derivative": ["derivative.png", "derivative_graph.png"],
+    "sine_model": ["sine_loss.png", "sine_fit.png", "sine_graph.png"],
+}
+
+
+def has_dot() -> bool:
+    try:
+        graphviz.version()
+    except graphviz.ExecutableNotFound:
+        return False
+    return True
+
+
+needs_dot = pytest.mark.skipif(not has_dot(), reason="Graphviz's `dot` executable is not on PATH")
+
+
+def run_script(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MPLBACKEND": "", "PYTHONPATH": ""}  # nothing borrowed from the test process
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
+    )
+
+
+# ---- short runs -----------------------------------------------------------------
+
+
+@needs_dot
+@pytest.mark.parametrize("name", sorted(DEMOS))
+def test_short_run_writes_valid_pngs(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "nested" / "out"  # created on demand
+    assert DEMOS[name].main([*SHORT[name], "--quiet", "--out", str(out)]) == 0
+    stdout = capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == sorted(PNGS[name])
+    for png in PNGS[name]:
+        assert f"wrote {out / png}" in stdout
+        width, height = check_pngs.png_size((out / png).read_bytes())
+        assert 100 <= width <= 20000 and 100 <= height <= 20000
+    assert check_pngs.main([str(out), *(f"--expect={p}" for p in PNGS[name])]) == 0
+
+
+@needs_dot
+@pytest.mark.parametrize("name", sorted(DEMOS))
+def test_runs_as_a_module_and_as_a_file(name: str, tmp_path: Path) -> None:
+    as_module = run_script("-m", f"demos.{name}", *SHORT[name], "--quiet", "--out", str(tmp_path / "m"))
+    assert as_module.returncode == 0, as_module.stderr
+    # As a file, from another directory: the script finds the repository's packages itself.
+    as_file = run_script(
+        str(ROOT / "demos" / f"{name}.py"), *SHORT[name], "--quiet", "--out", str(tmp_path / "f")
+    )
+    assert as_file.returncode == 0, as_file.stderr
+    for png in PNGS[name]:
+        check_pngs.png_size((tmp_path / "m" / png).read_bytes())
+        check_pngs.png_size((tmp_path / "f" / png).read_bytes())
+    checker = run_script(
+        "-m", "demos.check_pngs", str(tmp_path / "f"), *(f"--expect={p}" for p in PNGS[name])
+    )
+    assert checker.returncode == 0, checker.stderr
+    assert f"{len(PNGS[name])} PNGs OK" in checker.stdout
+
+
+@pytest.mark.parametrize("name", sorted(DEMOS))
+def test_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        DEMOS[name].main(["--help"])
+    assert info.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage:") and "--out" in text and "--quiet" in text
+    if name != "derivative":  # the derivative demo has no randomness and no training
+        assert "--seed" in text and "--steps" in text
+
+
+def test_the_same_seed_gives_the_same_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = []
+    for seed in ["3", "3", "4"]:
+        sine_model.main(["--steps", "20", "--seed", seed, "--out", str(tmp_path)])
+        lines.append(capsys.readouterr().out.splitlines()[0])
+    assert lines[0] == lines[1] != lines[2]
+    assert "w1 = " in lines[0]
+
+
+# ---- what the demos show ----------------------------------------------------------
+
+
+@pytest.mark.slow
+@needs_dot
+def test_moons_reaches_full_training_accuracy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """micrograd's headline result, with the demo's defaults: 100 points, 100 steps of SGD."""
+    assert moons.main(["--quiet", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    m = re.search(r"after 100 steps \(sgd\): loss (\S+), training accuracy (\d+)%", out)
+    assert m, out
+    assert m.group(2) == "100"
+    assert float(m.group(1)) < 0.05
+    assert check_pngs.main([str(tmp_path), *(f"--expect={p}" for p in PNGS["moons"])]) == 0
+
+
+def test_moons_progress_bar_shows_step_loss_and_accuracy(capsys: pytest.CaptureFixture[str]) -> None:
+    from nn import datasets
+    from nn.layers import MLP
+
+    xs, y = datasets.make_moons(10, noise=0.1, seed=0)
+    losses, accs = moons.train(MLP(2, [4, 1], seed=0), xs, y, 3, "adam", quiet=False)
+    err = capsys.readouterr().err
+    assert "moons (adam)" in err and "3/3" in err
+    assert re.search(r"acc=\d+%", err) and f"loss={losses[-1]:.4f}" in err
+    assert len(losses) == len(accs) == 3
+
+
+def test_the_boundary_is_computed_under_no_grad(tmp_path: Path) -> None:
+    modes = []
+
+    class Probe:
+        def __call__(self, x: list[float]) -> Value:
+            modes.append(is_grad_enabled())
+            return Value(x[0] - x[1])
+
+    moons.plot_boundary(Probe(), [[0.0, 0.0], [1.0, 1.0]], [0, 1], tmp_path / "b.png", [])  # type: ignore[arg-type]
+    assert modes and not any(modes)
+    check_pngs.png_size((tmp_path / "b.png").read_bytes())
+
+
+def test_derivative_demo_prints_f_prime_and_the_chain_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    derivative.main(["--points", "5", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "f(1.2) = 2.9280, f'(1.2) = 5.3200" in out
+    assert "df/dx = 5.3200" in out  # explain's summary
+    assert "largest |backward() - (3x^2 + 1)| over 5 points" in out
+    assert float(re.search(r"over 5 points: (\S+)", out).group(1)) < 1e-12  # type: ignore[union-attr]
+
+
+def test_derivative_at_matches_the_hand_derivative() -> None:
+    for x in [-3.0, -1.2, 0.0, 0.7, 3.0]:
+        y, dy = derivative.derivative_at(x)
+        assert y == pytest.approx(x**3 + x) and dy == pytest.approx(3 * x * x + 1)
+
+
+def test_sine_model_learns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sine_model.main(["--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    m = re.search(r"mean of 50 steps: (\S+) first, (\S+) last; w1 = (\S+), w2 = (\S+), w3 = (\S+)", out)
+    assert m, out
+    first, last = float(m.group(1)), float(m.group(2))
+    assert last < first / 10
+    assert (float(m.group(3)), float(m.group(4)), float(m.group(5))) != (1.7, 0.2, 0.6)
+
+
+def test_sine_model_is_the_seed_model() -> None:
+    model = sine_model.SineModel()
+    assert [(w.label, w.data) for w in model.parameters()] == [("w1", 1.7), ("w2", 0.2), ("w3", 0.6)]
+    x = 0.8
+    a = x * x
+    b, c = max(1.7 * a + 0.6, 0.0), max(0.2 * a + 0.6, 0.0)
+    expected = 4 * __import__("math").sin(b + c)
+    assert model(x).data == pytest.approx(expected)
+    loss, mse = sine_model.losses_of(model, x)
+    target = 4 * __import__("math").sin(x**4)
+    assert mse.data == pytest.approx((target - expected) ** 2)
+    assert loss.data == pytest.approx(mse.data + 0.1 * (1.7**2 + 0.2**2 + 0.6**2))
+
+
+# ---- errors ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "message"),
+    [
+        ("moons", ["--steps", "0"], "expected a positive integer, got 0"),
+        ("moons", ["--steps", "ten"], "expected a positive integer, got 'ten'"),
+        ("moons", ["--optimizer", "rmsprop"], "invalid choice: 'rmsprop'"),
+        ("moons", ["--seed", "x"], "invalid int value: 'x'"),
+        ("moons", ["--samples", "1"], "--samples must be at least 2"),
+        ("moons", ["--bogus"], "unrecognized arguments: --bogus"),
+        ("spirals", ["--lr", "-1"], "expected a positive number, got -1"),
+        ("spirals", ["--lr", "nan"], "expected a positive number, got nan"),
+        ("spirals", ["--batch", "0"], "expected a positive integer, got 0"),
+        ("spirals", ["--samples", "2"], "--samples must be at least 3"),
+        ("derivative", ["--points", "1"], "--points must be at least 2"),
+        ("derivative", ["--seed", "1"], "unrecognized arguments: --seed"),
+        ("sine_model", ["--lr", "0"], "expected a positive number, got 0"),
+        ("sine_model", ["--steps", "-3"], "expected a positive integer, got -3"),
+    ],
+)
+def test_bad_arguments_give_a_usage_error(
+    name: str, args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        DEMOS[name].main([*args, "--out", str(tmp_path / "out")])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage:") and message in err
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+def unwritable_outs(tmp_path: Path) -> list[Path]:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a directory")
+    return [a_file, a_file / "sub"]
+
+
+@pytest.mark.parametrize("name", sorted(DEMOS))
+def test_unwritable_out_fails_before_any_work(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def must_not_run(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("work started before --out was checked")
+
+    module = DEMOS[name]
+    for heavy in ("train", "derivative_at", "SineModel"):
+        if hasattr(module, heavy):
+            monkeypatch.setattr(module, heavy, must_not_run)
+    for out in unwritable_outs(tmp_path):
+        with pytest.raises(SystemExit) as info:
+            module.main([*SHORT[name], "--out", str(out)])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert f"--out '{out}' is not a writable directory" in err
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root can write to read-only dirs")
+def test_read_only_out_directory_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        with pytest.raises(SystemExit):
+            derivative.main(["--out", str(ro)])
+        assert "is not a writable directory" in capsys.readouterr().err
+    finally:
+        ro.chmod(0o700)
+
+
+def test_unwritable_out_from_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("x")
+    run = run_script("-m", "demos.moons", "--out", str(tmp_path / "f" / "out"))
+    assert run.returncode == 2
+    assert "is not a writable directory" in run.stderr and "moons (sgd)" not in run.stderr
+
+
+def test_without_dot_the_demo_warns_keeps_the_dot_source_and_writes_its_plots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    assert derivative.main(["--points", "5", "--quiet", "--out", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert "warning:" in captured.err and "apt-get install graphviz" in captured.err
+    assert (tmp_path / "derivative_graph.dot").read_text().startswith("digraph")
+    assert not (tmp_path / "derivative_graph.png").exists()
+    assert "wrote" in captured.out and "derivative_graph" not in captured.out
+    check_pngs.png_size((tmp_path / "derivative.png").read_bytes())
+
+
+# ---- the PNG checker -------------------------------------------------------------------
+
+
+def chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def make_png(width: int, height: int, pixel: Any = None) -> bytes:
+    """An 8-bit RGB PNG; pixel(x, y) -> (r, g, b), default a gradient."""
+    pixel = pixel or (lambda x, y: (x % 256, y % 256, 128))
+    raw = b"".join(b"\x00" + b"".join(bytes(pixel(x, y)) for x in range(width)) for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        check_pngs.SIGNATURE
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_png_size_accepts_a_good_png() -> None:
+    assert check_pngs.png_size(make_png(80, 70)) == (80, 70)
+
+
+@pytest.mark.parametrize(
+    ("mangle", "message"),
+    [
+        (lambda d: b"GIF89a" + d[6:], "no PNG signature"),
+        (lambda d: d[:-20], "truncated"),
+        (lambda d: d[:30] + bytes([d[30] ^ 1]) + d[31:], "bad CRC"),
+        (lambda d: d[:-12], "no IEND"),
+        (lambda d: d[:-12] + b"\x00\x00", "truncated chunk header"),
+        (lambda d: d + b"junk", "4 bytes of junk after the IEND chunk"),
+        (lambda d: d[:8] + chunk(b"IEND", b""), "not a valid IHDR"),
+    ],
+)
+def test_png_size_rejects_broken_files(mangle: Any, message: str) -> None:
+    with pytest.raises(check_pngs.PNGError, match=message):
+        check_pngs.png_size(mangle(make_png(80, 70)))
+
+
+def test_png_size_rejects_wrong_pixel_data_and_flat_images() -> None:
+    good = make_png(10, 10)
+    header = struct.pack(">IIBBBBB", 10, 11, 8, 2, 0, 0, 0)  # says 11 rows, has 10
+    lying = good[:8] + chunk(b"IHDR", header) + good[8 + 25 :]
+    with pytest.raises(check_pngs.PNGError, match="bytes of pixel data, the header needs"):
+        check_pngs.png_size(lying)
+    with pytest.raises(check_pngs.PNGError, match="single flat colour"):
+        check_pngs.png_size(make_png(80, 70, lambda x, y: (255, 255, 255)))
+    no_idat = good[:33] + chunk(b"IEND", b"")
+    with pytest.raises(check_pngs.PNGError, match="no pixel data"):
+        check_pngs.png_size(no_idat)
+
+
+def test_checker_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "good.png").write_bytes(make_png(100, 80))
+    assert check_pngs.main([str(tmp_path), "--expect", "good.png"]) == 0
+    assert "1 PNGs OK" in capsys.readouterr().out
+    assert check_pngs.main([str(tmp_path), "--expect", "missing.png"]) == 1
+    assert "missing.png: missing" in capsys.readouterr().err
+    (tmp_path / "tiny.png").write_bytes(make_png(10, 80))
+    assert check_pngs.main([str(tmp_path)]) == 1
+    assert "tiny.png: 10x80 pixels, outside 64..20000 per side" in capsys.readouterr().err
+    (tmp_path / "tiny.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    assert check_pngs.main([str(tmp_path)]) == 1
+    assert "tiny.png: the first chunk is not a valid IHDR" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert check_pngs.main([str(empty)]) == 1
+    assert "no PNG files" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        check_pngs.main([str(tmp_path / "nowhere")])
+    assert "is not a directory" in capsys.readouterr().err
