@@ -282,11 +282,11 @@ _INFIX = ("+", "-", "*", "/", "**")
 
 
 def _expression(v: Value, names: dict[Value, str]) -> str:
-    """``v``'s op written out with its operands' names: ``c = a * b``, ``d = ReLU(c)``, ``e = c**2``."""
+    """``v``'s op written out with its operands' names: ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
     args = [names[c] for c in v._prev]
     op = v._op or "?"
-    if op in _INFIX and len(args) == 2:
-        return f"{args[0]} {op} {args[1]}"
+    if (op in _INFIX and len(args) == 2) or (op in ("+", "*") and len(args) > 2):  # n-ary: micrograd.sum
+        return f" {op} ".join(args)
     if op.startswith("**") and len(args) == 1:
         return f"{args[0]}{op}"
     if op == "neg" and len(args) == 1:

@@ -412,6 +412,25 @@ def test_explain_names_unlabelled_values_as_draw_dot_numbers_them_and_writes_ops
     assert recs["n5"].startswith("{ #5 | data 1.5000")
 
 
+def test_an_n_ary_sum_is_drawn_and_explained_operand_by_operand() -> None:
+    import micrograd
+
+    a, b = Value(2.0, label="a"), Value(3.0, label="b")
+    s = micrograd.sum([a, b, a])  # start 0.0, then a + b + a, as ONE node
+    s.label = "s"
+    src = draw_dot(s).source
+    assert re.findall(r"^\t(\S+) -> (\S+)", src, flags=re.M) == [
+        ("n0", "n3_op"),
+        ("n1", "n3_op"),
+        ("n2", "n3_op"),
+        ("n1", "n3_op"),
+        ("n3_op", "n3"),
+    ]
+    text = explained(s)
+    assert "s = #0 + a + b + a  data 7.0000" in text
+    assert "ds/da = 2.0000" in text and "ds/db = 1.0000" in text
+
+
 def test_explain_of_a_leaf_and_of_a_hand_built_node() -> None:
     assert explained(Value(2.0, label="x")) == (
         "Backpropagation from x = 2.0000 through 1 Values, in backward order.\n"
