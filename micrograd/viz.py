@@ -340,15 +340,17 @@ def explain(
         operand_data = [c.data for c in v._prev]
         local = v._rule(1.0, v.data, *operand_data)
         contributions = v._rule(g, v.data, *operand_data)
+        width = max(len(names[c]) for c in v._prev)
         for child, loc, contrib in zip(v._prev, local, contributions):
             grads[child] += contrib
             print(
-                f"    {names[child]}  local {d(v, child)} = {_fmt(loc)}"
+                f"    {names[child]:<{width}}  local {d(v, child)} = {_fmt(loc)}"
                 f" * {_fmt(g)} = {_fmt(contrib)}  {d(root, child)} so far {_fmt(grads[child])}",
                 file=out,
             )
     leaves = [v for v in order if not v._prev and v is not root]
     if leaves:
         print(f"\nGradients of {r} with respect to the leaves:", file=out)
+        width = max(len(names[v]) for v in leaves)
         for v in leaves:
-            print(f"    {names[v]}  data {_fmt(v.data)}  {d(root, v)} = {_fmt(grads[v])}", file=out)
+            print(f"    {names[v]:<{width}}  data {_fmt(v.data)}  {d(root, v)} = {_fmt(grads[v])}", file=out)

@@ -392,7 +392,7 @@ def test_explain_leaves_grads_alone_and_agrees_with_backward() -> None:
     expected = grad(o, leaves)
     for v, g in zip(leaves, expected):
         d = f"do/d{v.label}" if len(v.label) == 1 else f"do/d({v.label})"
-        assert f"    {v.label}  data {v.data:.4f}  {d} = {g:.4f}\n" in text
+        assert f"    {v.label:<2}  data {v.data:.4f}  {d} = {g:.4f}\n" in text  # names padded to x1's width
 
 
 def test_explain_names_unlabelled_values_as_draw_dot_numbers_them_and_writes_ops_readably() -> None:
