@@ -42,6 +42,8 @@ def pow(x: float, y: float) -> float:  # noqa: A001 - named for what it is, like
     except ZeroDivisionError:  # 0.0 ** negative: a pole; -0.0 keeps its sign for odd y
         return -inf if (math.copysign(1.0, x) < 0 and _is_odd_integer(y)) else inf
     except OverflowError:
+        if x < 0 and not y.is_integer():  # Python overflowed computing a complex result: C gives nan
+            return nan
         return -inf if (x < 0 and _is_odd_integer(y)) else inf
     if isinstance(r, complex):  # negative base, non-integer exponent
         return nan
