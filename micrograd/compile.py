@@ -36,7 +36,7 @@ from types import CodeType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .autograd import topological_order
-from .engine import Value, _elu_rule, _leaky_relu_rule, _pow_by_constant, _softplus_rule
+from .engine import Value, _elu_rule, _leaky_relu_rule, _pow_by_constant, _softplus_rule, _sum_rule
 from .grad_mode import enable_grad
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class CompileError(TypeError):
 def _numpy() -> Any:
     try:
         import numpy
-    except ImportError as e:  # pragma: no cover - numpy is installed wherever the tests run
+    except ImportError as e:
         raise ImportError("micrograd.compile needs numpy: pip install numpy") from e
     return numpy
 
@@ -78,8 +78,12 @@ def _engine_rule(rule: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[An
     return lambda p, g, out, *xs: rule(g, out, *xs)
 
 
-# The chain-rule seeds of a sum: the sign each operand enters with (a - b is a + -1 * b).
-_SUM_RULES: dict[CodeType, float] = {Value._add_rule.__code__: 1.0, Value._sub_rule.__code__: -1.0}
+# Sums (a + b, a - b, micrograd.sum): the sign each operand after the first enters with.
+_SUM_RULES: dict[CodeType, float] = {
+    Value._add_rule.__code__: 1.0,
+    Value._sub_rule.__code__: -1.0,  # a - b is a + -1 * b, exactly
+    _sum_rule.__code__: 1.0,
+}
 
 _OPS: dict[CodeType, _Op] = {}
 
@@ -289,15 +293,15 @@ class _Gather(NamedTuple):
     slots: Indices  # (uses, nodes): contribution slots, in the order backward adds them
 
 
-def _ordered_sum(np: Any, m: Floats) -> Floats:
-    """Rows of ``m`` added first to last, as a chain of ``+`` adds them: numpy reduces the
-    outer axis of a C-ordered array row by row, but a single column pairwise."""
-    if m.shape[0] == 1:
-        row: Floats = m[0]
-        return row
-    if m.shape[1] == 1:
-        return np.add.accumulate(m[:, 0])[-1:]  # type: ignore[no-any-return]
-    return np.add.reduce(m, axis=0)  # type: ignore[no-any-return]
+def _ordered_sum(np: Any, m: Floats, from_zero: bool = False) -> Floats:
+    """The rows of ``m`` added first to last, as a chain of ``+`` adds them; ``from_zero``
+    starts at 0.0 as ``backward`` does (so that no gradient is -0.0), else at -0.0, the
+    identity.  numpy reduces the outer axis of a C-ordered array row by row, a single
+    column pairwise (hence accumulate)."""
+    if m.shape[0] > 1 and m.shape[1] > 1:
+        return np.add.reduce(m, axis=0, initial=0.0 if from_zero else -0.0)  # type: ignore[no-any-return]
+    row: Floats = m[0] if m.shape[0] == 1 else np.add.accumulate(m[:, 0])[-1:]
+    return row + 0.0 if from_zero else row
 
 
 class CompiledStep:
@@ -311,6 +315,7 @@ class CompiledStep:
     ) -> None:
         np = _numpy()
         table = _op_table()
+        self.num_nodes = self.num_groups = self._levels = 0  # (set below; here for repr)
         self.params: tuple[Value, ...] = tuple(params)
         self.input_shapes: tuple[tuple[int, ...], ...] = tuple(shapes)
         self._input_sizes = [int(np.prod(s, dtype=np.intp)) for s in shapes]
@@ -349,16 +354,17 @@ class CompiledStep:
                     uses[c] += 1
                     rank[v, k] = len(rank)
 
-        # Fuse left chains of + and - whose inner links are used once into one ordered sum.
+        # Fuse left chains of +, - and micrograd.sum, each link the first operand of the next and
+        # used only there, into one ordered sum: the eager floats, with the links gone.
         terms: dict[Value, list[tuple[Value, float, int]]] = {}  # node -> (term, sign, rank)
         for v in nodes:
             if v in ops or v._rule is None or v in param_index or v in input_index:
                 continue
-            left, right = v._prev
+            first, *rest = v._prev
             sign = _SUM_RULES[v._rule.__code__]
-            fuse = left in terms and uses[left] == 1
-            chain = terms.pop(left) if fuse else [(left, 1.0, rank[v, 0])]
-            chain.append((right, sign, rank[v, 1]))
+            fuse = first in terms and uses[first] == 1
+            chain = terms.pop(first) if fuse else [(first, 1.0, rank[v, 0])]
+            chain += [(c, sign, rank[v, k]) for k, c in enumerate(rest, 1)]
             terms[v] = chain
         operands: dict[Value, list[tuple[Value, float, int]]] = dict(terms)
         for v in ops:
@@ -483,7 +489,7 @@ class CompiledStep:
     def __repr__(self) -> str:
         return (
             f"CompiledStep(nodes={self.num_nodes}, levels={self._levels}, groups={self.num_groups}, "
-            f"params={self._n_p}, input_shapes={list(self.input_shapes)})"
+            f"params={len(self.params)}, input_shapes={list(self.input_shapes)})"
         )
 
     # ---- running -------------------------------------------------------------------------------
@@ -531,7 +537,7 @@ class CompiledStep:
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
             for gather in self._gathers.get(lvl, ()):
-                gvals[gather.targets] = _ordered_sum(np, take(contrib, gather.slots))
+                gvals[gather.targets] = _ordered_sum(np, take(contrib, gather.slots), True)
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
@@ -552,7 +558,7 @@ class CompiledStep:
                         contrib[edge[0] : edge[1]] = dx
         grads: Floats = np.zeros(self._n_p)
         for gather in self._param_gathers:
-            grads[gather.targets] = _ordered_sum(np, take(contrib, gather.slots))
+            grads[gather.targets] = _ordered_sum(np, take(contrib, gather.slots), True)
         if self._root_param >= 0:
             grads[self._root_param] = 1.0
         return grads
