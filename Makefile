@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 OUT ?= out
 
-.PHONY: setup demo test lint check bench clean
+.PHONY: setup demo demos test lint check bench clean
 
 $(STAMP): setup.cfg pyproject.toml scripts/setup.sh
 	VENV=$(VENV) bash scripts/setup.sh
@@ -14,13 +14,19 @@ setup: $(STAMP)
 demo: $(STAMP)  ## train micrograd's moons demo, write its PNGs to $(OUT)/
 	$(PY) -m demos.moons --out $(OUT)
 
-test: $(STAMP)  ## the whole test suite
-	$(PY) -m pytest -q
+test: $(STAMP)  ## the whole test suite, doctests of the packages included
+	$(PY) -m pytest -q --doctest-modules micrograd nn tests
+
+demos: $(STAMP)  ## every demo, full length, PNGs in $(OUT)/
+	$(PY) -m demos.moons --out $(OUT)
+	$(PY) -m demos.spirals --out $(OUT)
+	$(PY) -m demos.derivative --out $(OUT)
+	$(PY) -m demos.sine_model --out $(OUT)
 
 lint: $(STAMP)  ## ruff (lint + format) and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy micrograd nn demos
 
 check: lint test
 

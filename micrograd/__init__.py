@@ -9,27 +9,39 @@
 
 Modules, each one thing: ``engine`` (Value and its ops), ``autograd``
 (backpropagation, ``grad``), ``grad_mode`` (``no_grad``), ``check``
-(``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics).
+(``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics),
+``viz`` (``draw_dot``, ``render``, ``explain``), ``compile`` (trace once, replay
+with numpy).
 """
 
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
+from .compile import CompiledStep, CompileError
+from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
 from .engine import Value
 from .engine import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .viz import GraphTooLargeError, GraphvizNotFoundError, draw_dot, explain, render  # graphviz loads lazily
 
 __version__ = "0.2.0"
 
 __all__ = [
+    "CompileError",
+    "CompiledStep",
     "GradcheckError",
+    "GraphTooLargeError",
+    "GraphvizNotFoundError",
     "Value",
     "backward",
+    "draw_dot",
     "enable_grad",
+    "explain",
     "grad",
     "gradcheck",
     "gradgradcheck",
     "is_grad_enabled",
     "no_grad",
+    "render",
     "set_grad_enabled",
     "topological_order",
 ]

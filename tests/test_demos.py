@@ -128,6 +128,22 @@ def test_moons_reaches_full_training_accuracy(tmp_path: Path, capsys: pytest.Cap
     assert check_pngs.main([str(tmp_path), *(f"--expect={p}" for p in PNGS["moons"])]) == 0
 
 
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_moons_compiled_training_gives_the_same_model(optimizer: str) -> None:
+    from nn import datasets
+    from nn.layers import MLP
+
+    xs, y = datasets.make_moons(30, noise=0.1, seed=2)
+    eager, compiled = MLP(2, [8, 8, 1], seed=5), MLP(2, [8, 8, 1], seed=5)
+    eager_curves = moons.train(eager, xs, y, 15, optimizer, quiet=True)
+    compiled_curves = moons.train(compiled, xs, y, 15, optimizer, quiet=True, compiled=True)
+    assert compiled_curves[1] == eager_curves[1]  # accuracy, step by step
+    for a, b in zip(compiled_curves[0], eager_curves[0]):
+        assert a == pytest.approx(b, rel=1e-9, abs=1e-12)
+    for p, q in zip(compiled.parameters(), eager.parameters()):
+        assert p.data == pytest.approx(q.data, rel=1e-9, abs=1e-12)
+
+
 def test_moons_progress_bar_shows_step_loss_and_accuracy(capsys: pytest.CaptureFixture[str]) -> None:
     from nn import datasets
     from nn.layers import MLP
@@ -135,7 +151,7 @@ def test_moons_progress_bar_shows_step_loss_and_accuracy(capsys: pytest.CaptureF
     xs, y = datasets.make_moons(10, noise=0.1, seed=0)
     losses, accs = moons.train(MLP(2, [4, 1], seed=0), xs, y, 3, "adam", quiet=False)
     err = capsys.readouterr().err
-    assert "moons (adam)" in err and "3/3" in err
+    assert "moons (adam, eager)" in err and "3/3" in err
     assert re.search(r"acc=\d+%", err) and f"loss={losses[-1]:.4f}" in err
     assert len(losses) == len(accs) == 3
 

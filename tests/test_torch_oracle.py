@@ -51,6 +51,6 @@ def test_second_derivatives_match_pytorch_float64(recipe: tuple[list[float], lis
         if g is None or not tg.requires_grad:
             continue
         seconds = grad(g, inputs, allow_unused=True)
-        t_seconds = torch.autograd.grad(tg, ts, allow_unused=True, materialize_grads=True)
+        t_seconds = torch.autograd.grad(tg, ts, retain_graph=True, allow_unused=True, materialize_grads=True)
         for s, ts_ in zip(seconds, t_seconds):
             assert close(0.0 if s is None else s, ts_.item(), rel=1e-10)
