@@ -168,7 +168,8 @@ def _ratio_cell(entry: dict[str, Any], label: str, baseline: str, unit: str) -> 
         return ""
     ratio = entry["vs"][baseline]
     better, worse = ("smaller", "larger") if unit == "B" else ("faster", "slower")
-    return f"{ratio:.3g}x {better}" if ratio >= 1 else f"{1 / ratio:.3g}x {worse}"
+    factor, word = (ratio, better) if ratio >= 1 else (1 / ratio, worse)
+    return f"{factor:,.0f}x {word}" if factor >= 100 else f"{factor:.3g}x {word}"
 
 
 def _notes(entry: dict[str, Any], agreement: str | None, base: str | None) -> str:
