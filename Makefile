@@ -30,5 +30,9 @@ lint: $(STAMP)  ## ruff (lint + format) and mypy
 
 check: lint test
 
+bench: $(STAMP)  ## this engine vs micrograd 0.1.0: table on stdout, JSON in benchmarks/results/latest.json
+	$(PY) -m benchmarks.install_reference
+	$(PY) -m benchmarks.run $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -88,6 +88,7 @@ TRAIN = Workload(
         Row(REF_GC_OFF, REFERENCE, "workloads:train_step", gc=False),
         Row("ours", OURS, "workloads:train_step"),
         Row("ours, gc off", OURS, "workloads:train_step", gc=False),
+        Row("ours, compiled replay", OURS, "workloads:train_step_compiled"),
         Row("numpy floor", NUMPY, "numpy_floor:train_step"),
     ),
     baselines=(REF, REF_GC_OFF),

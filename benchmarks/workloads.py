@@ -4,7 +4,8 @@ Runs inside a worker process whose ``micrograd`` is either karpathy's 0.1.0 or
 this project (which serves the same API), so every function imports
 ``micrograd`` lazily and uses nothing beyond what 0.1.0 has: ``Value`` with
 + * ** relu, ``.data``, ``.grad``, ``._prev``, ``.backward()``, and
-``micrograd.nn.MLP`` with ``parameters()`` and ``zero_grad()``.
+``micrograd.nn.MLP`` with ``parameters()`` and ``zero_grad()`` (except
+``train_step_compiled``, which measures this project's ``micrograd.compile``).
 
 Each workload takes keyword parameters (plain JSON values) and returns a
 JSON-ready dict; ``"samples"`` holds the measurements (seconds, or bytes per
@@ -63,6 +64,34 @@ def train_step(n_points: int, steps: int) -> dict[str, Any]:
             p.data -= lr * p.grad
         samples.append(perf_counter() - t0)
         losses.append(float(loss.data))
+    return {"samples": samples, "loss": losses}
+
+
+def train_step_compiled(n_points: int, steps: int) -> dict[str, Any]:
+    """``train_step`` on this project only, with the step traced once by ``micrograd.compile``
+    and replayed with numpy (the trace is not timed; a step is the replay plus the update)."""
+    from micrograd import compile as mg_compile
+
+    points, labels = make_moons(n_points)
+    model = _seeded_model()
+    params = model.parameters()
+
+    def loss_fn(xs: Any, ys: Any) -> Any:  # _svm_loss, on inputs the tracer already made Values
+        scores = list(map(model, xs))
+        losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(ys, scores)]
+        return sum(losses) * (1.0 / len(losses)) + 1e-4 * sum(p * p for p in params)
+
+    step = mg_compile(loss_fn, (points, labels), params=params)
+    samples: list[float] = []
+    losses: list[float] = []
+    for k in range(steps):
+        t0 = perf_counter()
+        loss, grads = step(points, labels)
+        lr = learning_rate(k)
+        for p, g in zip(params, grads.tolist()):
+            p.data -= lr * g
+        samples.append(perf_counter() - t0)
+        losses.append(loss)
     return {"samples": samples, "loss": losses}
 
 
