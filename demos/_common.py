@@ -81,6 +81,33 @@ def save(fig: Any, path: Path, written: list[Path]) -> None:
     written.append(path)
 
 
+def plot_curves(
+    loss_curve: list[float],
+    acc_curve: list[float],
+    path: Path,
+    written: list[Path],
+    loss_title: str,
+    acc_title: str,
+    log_loss: bool = False,
+    linewidth: float = 1.5,
+) -> None:
+    """Loss (left) and accuracy in % (right) against the training step, side by side."""
+    plt = pyplot()
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
+    steps = range(1, len(loss_curve) + 1)
+    ax_loss.plot(steps, loss_curve, color="#1c7ed6", linewidth=linewidth)
+    if log_loss:
+        ax_loss.set_yscale("log")
+    ax_loss.set_title(loss_title)
+    ax_acc.plot(steps, [100 * a for a in acc_curve], color="#2f9e44", linewidth=linewidth)
+    ax_acc.set_ylim(0, 105)
+    ax_acc.set_title(acc_title)
+    for ax in (ax_loss, ax_acc):
+        ax.set_xlabel("step")
+    fig.tight_layout()
+    save(fig, path, written)
+
+
 def render_graph(root: Any, path: Path, written: list[Path], **kwargs: Any) -> None:
     """Render a graph PNG; without Graphviz's ``dot``, warn (the DOT source is kept) and go on."""
     try:

@@ -104,19 +104,9 @@ def plot_boundary(model: MLP, xs: list[list[float]], y: list[int], path: Path, w
 
 
 def plot_curves(loss_curve: list[float], acc_curve: list[float], path: Path, written: list[Path]) -> None:
-    plt = _common.pyplot()
-    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
-    steps = range(1, len(loss_curve) + 1)
-    ax_loss.plot(steps, loss_curve, color="#1c7ed6")
-    ax_loss.set_yscale("log")
-    ax_loss.set_title("loss (hinge + L2)")
-    ax_loss.set_xlabel("step")
-    ax_acc.plot(steps, [100 * a for a in acc_curve], color="#2f9e44")
-    ax_acc.set_ylim(0, 105)
-    ax_acc.set_title("training accuracy (%)")
-    ax_acc.set_xlabel("step")
-    fig.tight_layout()
-    _common.save(fig, path, written)
+    _common.plot_curves(
+        loss_curve, acc_curve, path, written, "loss (hinge + L2)", "training accuracy (%)", log_loss=True
+    )
 
 
 def neuron_graph(model: MLP, xs: list[list[float]], path: Path, written: list[Path]) -> None:

@@ -88,18 +88,15 @@ def plot_regions(model: MLP, xs: list[list[float]], y: list[int], path: Path, wr
 
 
 def plot_curves(loss_curve: list[float], acc_curve: list[float], path: Path, written: list[Path]) -> None:
-    plt = _common.pyplot()
-    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
-    steps = range(1, len(loss_curve) + 1)
-    ax_loss.plot(steps, loss_curve, color="#1c7ed6", linewidth=0.8)
-    ax_loss.set_title("cross-entropy of the mini-batch")
-    ax_loss.set_xlabel("step")
-    ax_acc.plot(steps, [100 * a for a in acc_curve], color="#2f9e44", linewidth=0.8)
-    ax_acc.set_ylim(0, 105)
-    ax_acc.set_title("mini-batch accuracy (%)")
-    ax_acc.set_xlabel("step")
-    fig.tight_layout()
-    _common.save(fig, path, written)
+    _common.plot_curves(
+        loss_curve,
+        acc_curve,
+        path,
+        written,
+        "cross-entropy of the mini-batch",
+        "mini-batch accuracy (%)",
+        linewidth=0.8,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

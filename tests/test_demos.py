@@ -20,6 +20,7 @@ graphviz = pytest.importorskip("graphviz", reason="the demos render graphs with 
 
 from demos import check_pngs, derivative, moons, sine_model, spirals  # noqa: E402
 from micrograd import Value, is_grad_enabled  # noqa: E402
+from tests.graphviz_support import needs_dot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMOS = {"moons": moons, "spirals": spirals, "derivative": derivative, "sine_model": sine_model}
@@ -35,17 +36,6 @@ PNGS = {
     "derivative": ["derivative.png", "derivative_graph.png"],
     "sine_model": ["sine_loss.png", "sine_fit.png", "sine_graph.png"],
 }
-
-
-def has_dot() -> bool:
-    try:
-        graphviz.version()
-    except graphviz.ExecutableNotFound:
-        return False
-    return True
-
-
-needs_dot = pytest.mark.skipif(not has_dot(), reason="Graphviz's `dot` executable is not on PATH")
 
 
 def run_script(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

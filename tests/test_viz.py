@@ -27,16 +27,7 @@ from micrograd.viz import (
 
 graphviz = pytest.importorskip("graphviz", reason="the graphviz Python package is not installed")
 
-
-def has_dot() -> bool:
-    try:
-        graphviz.version()
-    except graphviz.ExecutableNotFound:
-        return False
-    return True
-
-
-needs_dot = pytest.mark.skipif(not has_dot(), reason="Graphviz's `dot` executable is not on PATH")
+from tests.graphviz_support import has_dot, needs_dot  # noqa: E402
 
 
 def neuron() -> tuple[Value, list[Value]]:
