@@ -31,12 +31,20 @@ frozen.  numpy is imported only here, when compiling.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from types import CodeType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .autograd import topological_order
-from .engine import Value, _elu_rule, _leaky_relu_rule, _pow_by_constant, _softplus_rule, _sum_rule
+from .engine import (
+    Value,
+    _elu_rule,
+    _leaky_relu_rule,
+    _pow_by_constant_rule,
+    _softplus_rule,
+    _sum_rule,
+)
 from .grad_mode import enable_grad
 
 if TYPE_CHECKING:
@@ -68,14 +76,14 @@ class _Op(NamedTuple):
     """How to replay one engine op on arrays."""
 
     name: str
-    params: tuple[str, ...]  # the parameters the engine's rule closure holds (e.g. "slope")
+    params: tuple[str, ...]  # the parameters the engine binds to its rule (e.g. "slope"), in order
     forward: Callable[..., Any]  # forward(p, *operands) -> out; p: the parameter values
     backward: Callable[..., tuple[Any, ...]]  # backward(p, g, out, *operands) -> one gradient each
 
 
 def _engine_rule(rule: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
     """The engine's own rule: it is written with operators, so it works on arrays as it is."""
-    return lambda p, g, out, *xs: rule(g, out, *xs)
+    return lambda p, g, out, *xs: rule(*p, g, out, *xs)
 
 
 # Sums (a + b, a - b, micrograd.sum): the sign each operand after the first enters with.
@@ -89,7 +97,7 @@ _OPS: dict[CodeType, _Op] = {}
 
 
 def _op_table() -> dict[CodeType, _Op]:
-    """engine rule (by its code, shared by every closure of a factory) -> how to replay it.
+    """engine rule (by its code; a parameterised rule by its function's) -> how to replay it.
 
     A rule that branches on data (``0.0 if out <= 0 else g``) gets a vectorised
     twin here, written with the same float operations in the same order."""
@@ -122,13 +130,13 @@ def _op_table() -> dict[CodeType, _Op]:
         gb = np.where((a == 0.0) & (b >= 0.0), g * 0.0, g * (out * np.log(a)))
         return ga, gb
 
-    # (the engine's rule, op, its closure's parameters, forward, backward: None = the engine's rule)
+    # (the engine's rule, op, the parameters bound to it, forward, backward: None = the engine's rule)
     rows: list[tuple[Callable[..., Any], str, tuple[str, ...], Callable[..., Any], Any]] = [
         (Value._mul_rule, "*", (), lambda p, a, b: a * b, None),
         (Value._div_rule, "/", (), lambda p, a, b: a / b, None),
         (Value._pow_rule, "**", (), lambda p, a, b: np.power(a, b), pow_grad),
         (
-            _pow_by_constant(2.0)[1],
+            _pow_by_constant_rule,
             "**n",
             ("n",),
             lambda p, a: cpow(a, p[0]),
@@ -149,20 +157,20 @@ def _op_table() -> dict[CodeType, _Op]:
             lambda p, g, out, a: (np.where(out <= 0.0, 0.0, g),),
         ),
         (
-            _leaky_relu_rule(0.01),
+            _leaky_relu_rule,
             "leaky_relu",
             ("slope",),
             lambda p, a: np.where(a > 0.0, a, a * p[0]),
             lambda p, g, out, a: (np.where(a > 0.0, g, g * p[0]),),
         ),
         (
-            _elu_rule(1.0),
+            _elu_rule,
             "elu",
             ("alpha",),
             lambda p, a: np.where(a > 0.0, a, np.expm1(a) * p[0]),
             lambda p, g, out, a: (np.where(a > 0.0, g, g * p[0] * np.exp(a)),),
         ),
-        (_softplus_rule(1.0, 20.0), "softplus", ("beta", "threshold"), softplus, softplus_grad),
+        (_softplus_rule, "softplus", ("beta", "threshold"), softplus, softplus_grad),
         (Value._sin_rule, "sin", (), lambda p, a: np.sin(a), lambda p, g, out, a: (g * np.cos(a),)),
         (Value._cos_rule, "cos", (), lambda p, a: np.cos(a), lambda p, g, out, a: (g * -np.sin(a),)),
     ]
@@ -171,16 +179,20 @@ def _op_table() -> dict[CodeType, _Op]:
     return _OPS
 
 
+def _rule_code(rule: Callable[..., Any]) -> CodeType:
+    """The code of an engine rule; a parameterised rule is a functools.partial of one."""
+    return (rule.func if isinstance(rule, functools.partial) else rule).__code__
+
+
 def _rule_params(node: Value, op: _Op) -> tuple[float, ...]:
-    """The parameters (exponent, slope, ...) an engine rule closes over, read from its closure."""
+    """The parameters (exponent, slope, ...) the engine bound to a node's rule."""
     if not op.params:
         return ()
     rule = node._rule
-    cells = dict(zip(rule.__code__.co_freevars, rule.__closure__ or ()))  # type: ignore[union-attr]
-    try:
-        return tuple(float(cells[name].cell_contents) for name in op.params)
-    except KeyError as e:
-        raise CompileError(f"cannot read the parameter {e} of op {node._op!r} from its rule") from None
+    args = rule.args if isinstance(rule, functools.partial) else ()
+    if len(args) != len(op.params):
+        raise CompileError(f"cannot read the parameters {op.params} of op {node._op!r} from its rule")
+    return tuple(float(a) for a in args)
 
 
 # ---- tracing -----------------------------------------------------------------------------------
@@ -334,7 +346,7 @@ class CompiledStep:
         for v in nodes:
             if v._rule is None or v in param_index or v in input_index:
                 continue
-            code = v._rule.__code__
+            code = _rule_code(v._rule)
             if code not in _SUM_RULES:
                 if code not in table:
                     supported = sorted({"+", "-"} | {o.name for o in table.values()})
@@ -361,7 +373,7 @@ class CompiledStep:
             if v in ops or v._rule is None or v in param_index or v in input_index:
                 continue
             first, *rest = v._prev
-            sign = _SUM_RULES[v._rule.__code__]
+            sign = _SUM_RULES[_rule_code(v._rule)]
             fuse = first in terms and uses[first] == 1
             chain = terms.pop(first) if fuse else [(first, 1.0, rank[v, 0])]
             chain += [(c, sign, rank[v, k]) for k, c in enumerate(rest, 1)]

@@ -262,13 +262,13 @@ class Value:
         """x for x > 0, else negative_slope * x."""
         slope = _to_float(negative_slope, "leaky_relu's negative_slope")
         x = self.data
-        return _make(x if x > 0.0 else x * slope, (self,), "leaky_relu", _leaky_relu_rule(slope))
+        return _make(x if x > 0.0 else x * slope, (self,), "leaky_relu", _bound(_leaky_relu_rule, slope))
 
     def elu(self, alpha: float = 1.0) -> Value:
         """x for x > 0, else alpha * (e**x - 1)."""
         alpha = _to_float(alpha, "elu's alpha")
         x = self.data
-        return _make(x if x > 0.0 else fmath.expm1(x) * alpha, (self,), "elu", _elu_rule(alpha))
+        return _make(x if x > 0.0 else fmath.expm1(x) * alpha, (self,), "elu", _bound(_elu_rule, alpha))
 
     def softplus(self, beta: float = 1.0, threshold: float = 20.0) -> Value:
         """log(1 + e**(beta x)) / beta, linear above ``threshold`` (PyTorch's defaults)."""
@@ -277,7 +277,7 @@ class Value:
         x = self.data
         bx = x * beta
         y = x if bx > threshold else fmath.div(fmath.log1p(fmath.exp(bx)), beta)
-        return _make(y, (self,), "softplus", _softplus_rule(beta, threshold))
+        return _make(y, (self,), "softplus", _bound(_softplus_rule, beta, threshold))
 
     @staticmethod
     def _sin_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
@@ -402,43 +402,40 @@ def _data(x: Operand) -> float:
     return _to_float(x, "a comparison with a Value")
 
 
-# ---- derivative rules that take a parameter: one closure per parameter value, cached
+# ---- derivative rules that take a parameter ----------------------------------------
+# Each is a plain function of (parameter(s), g, out, a); a node stores it bound to its
+# parameter values with functools.partial (cached per value), so the parameters stay
+# readable as ``rule.args`` (compiled replay reads them there).
+
+
+def _pow_by_constant_rule(n: float, g: Any, out: Any, a: Any) -> tuple[Any, ...]:
+    # d(x**n)/dx = n * x**(n-1); exactly 0 for n == 0, as in PyTorch (even at x == 0)
+    return (0.0 if n == 0.0 else g * (n * pow_(a, n - 1)),)
+
+
+def _leaky_relu_rule(slope: float, g: Any, out: Any, a: Any) -> tuple[Any, ...]:
+    return (g if a > 0.0 else g * slope,)
+
+
+def _elu_rule(alpha: float, g: Any, out: Any, a: Any) -> tuple[Any, ...]:
+    return (g if a > 0.0 else g * alpha * exp(a),)
+
+
+def _softplus_rule(beta: float, threshold: float, g: Any, out: Any, a: Any) -> tuple[Any, ...]:
+    if a * beta > threshold:
+        return (g,)
+    z = exp(a * beta)
+    return (g * z / (z + 1),)  # the sigmoid of beta x, written as PyTorch does
 
 
 @functools.lru_cache(maxsize=256)
 def _pow_by_constant(n: float) -> tuple[str, Rule]:
-    def rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        # d(x**n)/dx = n * x**(n-1); exactly 0 for n == 0, as in PyTorch (even at x == 0)
-        return (0.0 if n == 0.0 else g * (n * pow_(a, n - 1)),)
-
-    return f"**{n:g}", rule
+    return f"**{n:g}", functools.partial(_pow_by_constant_rule, n)
 
 
-@functools.lru_cache(maxsize=64)
-def _leaky_relu_rule(slope: float) -> Rule:
-    def rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (g if a > 0.0 else g * slope,)
-
-    return rule
-
-
-@functools.lru_cache(maxsize=64)
-def _elu_rule(alpha: float) -> Rule:
-    def rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (g if a > 0.0 else g * alpha * exp(a),)
-
-    return rule
-
-
-@functools.lru_cache(maxsize=64)
-def _softplus_rule(beta: float, threshold: float) -> Rule:
-    def rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        if a * beta > threshold:
-            return (g,)
-        z = exp(a * beta)
-        return (g * z / (z + 1),)  # the sigmoid of beta x, written as PyTorch does
-
-    return rule
+@functools.lru_cache(maxsize=256)
+def _bound(rule: Callable[..., tuple[Any, ...]], *params: float) -> Rule:
+    return functools.partial(rule, *params)
 
 
 # ---- the math that rules use: floats in, floats out; Values in, Values out --------
