@@ -6,7 +6,9 @@ Every op on Values makes a new Value that stores
 * ``grad``   - d(output)/d(this node), filled in by ``backward()``, starts at 0.0;
 * ``_prev``  - the operands (children) as a tuple, in operand order;
 * ``_op``    - a short name of the op, for printing and the graph renderer;
-* ``_rule``  - the op's derivative rule (None for a leaf).
+* ``_rule``  - the op's derivative rule (None for a leaf);
+
+and ``v._backward()`` applies that rule once, by hand, as in micrograd's lecture.
 
 A derivative rule takes the upstream gradient ``g``, the op's output and its
 operands, and returns one gradient per operand: the chain rule of that op.
