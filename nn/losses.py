@@ -46,10 +46,9 @@ def _mean(terms: list[Value]) -> Value:
 def mse(preds: Scalar | Sequence[Scalar], targets: Scalar | Sequence[Scalar]) -> Value:
     """Mean squared error, ``mean((pred - target) ** 2)``.
 
-        >>> import micrograd
-    from micrograd import Value
-        >>> mse([Value(1.0), Value(3.0)], [0.0, 1.0]).data
-        2.5
+    >>> from micrograd import Value
+    >>> mse([Value(1.0), Value(3.0)], [0.0, 1.0]).data
+    2.5
     """
     ps = _as_list(preds, "preds")
     ts = _as_list(targets, "targets")
@@ -81,13 +80,12 @@ def signed_labels(labels: Sequence[object]) -> list[int]:
 def hinge(scores: Scalar | Sequence[Scalar], labels: Sequence[object] | float | int) -> Value:
     """The SVM max-margin loss of micrograd's demo: ``mean(relu(1 - y * score))``.
 
-        Labels are all in {-1, +1} or all in {0, 1} (0 is the negative class).
-        The floats are exactly those of micrograd's demo loss.
+    Labels are all in {-1, +1} or all in {0, 1} (0 is the negative class).
+    The floats are exactly those of micrograd's demo loss.
 
-        >>> import micrograd
-    from micrograd import Value
-        >>> hinge([Value(2.0), Value(0.5)], [1, 1]).data
-        0.25
+    >>> from micrograd import Value
+    >>> hinge([Value(2.0), Value(0.5)], [1, 1]).data
+    0.25
     """
     ss = _as_list(scores, "scores")
     ys = signed_labels(_as_list(labels, "labels"))  # type: ignore[arg-type]
@@ -104,18 +102,17 @@ def binary_cross_entropy_with_logits(
 ) -> Value:
     """Mean of ``-[t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))]``, from logits x.
 
-        Targets are probabilities in [0, 1] (hard 0/1 labels or soft ones).  Each
-        term is computed as ``softplus(x) - t x``, rewritten as
-        ``(1 - t) x + softplus(-x)`` for x >= 0 so that the exponential never
-        overflows: the loss is exact and the gradient ``sigmoid(x) - t`` finite at
-        |x| = 1000, as in PyTorch's ``binary_cross_entropy_with_logits``.
+    Targets are probabilities in [0, 1] (hard 0/1 labels or soft ones).  Each
+    term is computed as ``softplus(x) - t x``, rewritten as
+    ``(1 - t) x + softplus(-x)`` for x >= 0 so that the exponential never
+    overflows: the loss is exact and the gradient ``sigmoid(x) - t`` finite at
+    |x| = 1000, as in PyTorch's ``binary_cross_entropy_with_logits``.
 
-        >>> import micrograd
-    from micrograd import Value
-        >>> round(binary_cross_entropy_with_logits([Value(0.0)], [1]).data, 6)   # log 2
-        0.693147
-        >>> binary_cross_entropy_with_logits([Value(1000.0)], [0]).data
-        1000.0
+    >>> from micrograd import Value
+    >>> round(binary_cross_entropy_with_logits([Value(0.0)], [1]).data, 6)   # log 2
+    0.693147
+    >>> binary_cross_entropy_with_logits([Value(1000.0)], [0]).data
+    1000.0
     """
     xs = _as_list(logits, "logits")
     ts = _as_list(targets, "targets")
@@ -136,10 +133,9 @@ def binary_cross_entropy_with_logits(
 def log_softmax(logits: Sequence[Value]) -> list[Value]:
     """``z_i - logsumexp(z)``, with the max subtracted first: no overflow at logits of 1000.
 
-        >>> import micrograd
-    from micrograd import Value
-        >>> [round(v.exp().data, 4) for v in log_softmax([Value(0.0), Value(0.0)])]
-        [0.5, 0.5]
+    >>> from micrograd import Value
+    >>> [round(v.exp().data, 4) for v in log_softmax([Value(0.0), Value(0.0)])]
+    [0.5, 0.5]
     """
     zs = [z if isinstance(z, Value) else Value(_number(z, "a logit")) for z in logits]
     if not zs:
@@ -156,14 +152,13 @@ def log_softmax(logits: Sequence[Value]) -> list[Value]:
 def cross_entropy(logits_per_sample: Sequence[Sequence[Value]], classes: Sequence[int]) -> Value:
     """Softmax cross-entropy: the mean of ``-log softmax(logits)[class]`` over samples.
 
-        ``logits_per_sample`` holds one list of C logits per sample (for instance
-        the outputs of ``MLP(nin, [..., C])``), ``classes`` one class index in
-        ``range(C)`` per sample, as ``torch.nn.functional.cross_entropy``.
+    ``logits_per_sample`` holds one list of C logits per sample (for instance
+    the outputs of ``MLP(nin, [..., C])``), ``classes`` one class index in
+    ``range(C)`` per sample, as ``torch.nn.functional.cross_entropy``.
 
-        >>> import micrograd
-    from micrograd import Value
-        >>> round(cross_entropy([[Value(1000.0), Value(0.0)]], [1]).data, 6)
-        1000.0
+    >>> from micrograd import Value
+    >>> round(cross_entropy([[Value(1000.0), Value(0.0)]], [1]).data, 6)
+    1000.0
     """
     samples = list(logits_per_sample)
     if not samples:
