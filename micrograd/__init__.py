@@ -16,7 +16,7 @@ with numpy).
 
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
-from .compile import CompiledStep, CompileError
+from .compile import CompiledStep, CompileError, TracerWarning
 from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
 from .engine import Value
 from .engine import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
@@ -31,6 +31,7 @@ __all__ = [
     "GradcheckError",
     "GraphTooLargeError",
     "GraphvizNotFoundError",
+    "TracerWarning",
     "Value",
     "backward",
     "draw_dot",

@@ -16,7 +16,9 @@ and gradients from several uses of a node add up in the same order as
 
 The graph is fixed when traced, as with ``torch.jit.trace``: Python control
 flow that reads ``.data`` (``if x > 0``, ``max(...)`` of Values, a loop over a
-data-dependent count) is replayed as it went during the trace.  Only the
+data-dependent count) is replayed as it went during the trace; comparing
+Values, ``float(v)`` or ``v.item()`` during the trace warns (``TracerWarning``),
+a direct read of ``.data`` cannot be seen.  Only the
 inputs (passed at each call) and the parameters (read from their ``.data`` at
 each call) change; every other leaf, e.g. a number lifted into a constant, is
 frozen.  numpy is imported only here, when compiling.
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Sequence
+from threading import get_ident
 from types import CodeType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -44,6 +47,7 @@ from .engine import (
     _pow_by_constant_rule,
     _softplus_rule,
     _sum_rule,
+    _tracing_threads,
 )
 from .grad_mode import enable_grad
 
@@ -54,7 +58,12 @@ if TYPE_CHECKING:
     Floats = NDArray[np.float64]
     Indices = NDArray[np.intp]
 
-__all__ = ["CompileError", "CompiledStep", "compile"]
+__all__ = ["CompileError", "CompiledStep", "TracerWarning", "compile"]
+
+
+class TracerWarning(UserWarning):
+    """The traced function turned a Value into a Python bool or float: whatever it
+    decided with it is fixed in the compiled step (``torch.jit.TracerWarning``'s role)."""
 
 
 class CompileError(TypeError):
@@ -268,8 +277,15 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     for arr in arrays:
         nested.append(_nest(inputs[start : start + arr.size], arr.shape))
         start += arr.size
-    with enable_grad():
-        root = fn(*nested)
+    tracer = get_ident()
+    outermost = tracer not in _tracing_threads
+    _tracing_threads.add(tracer)  # comparisons and float() of Values warn while tracing
+    try:
+        with enable_grad():
+            root = fn(*nested)
+    finally:
+        if outermost:
+            _tracing_threads.discard(tracer)
     if not isinstance(root, Value):
         raise TypeError(f"the traced function must return a Value (the loss), got {type(root).__name__}")
     return CompiledStep(root, inputs, [a.shape for a in arrays], param_list)

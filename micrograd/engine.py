@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Iterable
 from threading import get_ident
 from typing import Any, Union
@@ -100,10 +101,14 @@ class Value:
         return f"Value(data={self.data}, grad={self.grad}{extra})"
 
     def __float__(self) -> float:
+        if _tracing_threads:
+            _data_read_while_tracing("float() of a Value")
         return self.data
 
     def item(self) -> float:
         """The data as a Python float, as ``torch.Tensor.item()``."""
+        if _tracing_threads:
+            _data_read_while_tracing("Value.item()")
         return self.data
 
     def detach(self) -> Value:
@@ -300,15 +305,23 @@ class Value:
     # ---- comparisons: by data; == and hash stay identity (Values live in sets and dicts)
 
     def __lt__(self, other: Operand) -> bool:
+        if _tracing_threads:
+            _data_read_while_tracing("comparing Values (<)")
         return self.data < _data(other)
 
     def __le__(self, other: Operand) -> bool:
+        if _tracing_threads:
+            _data_read_while_tracing("comparing Values (<=)")
         return self.data <= _data(other)
 
     def __gt__(self, other: Operand) -> bool:
+        if _tracing_threads:
+            _data_read_while_tracing("comparing Values (>)")
         return self.data > _data(other)
 
     def __ge__(self, other: Operand) -> bool:
+        if _tracing_threads:
+            _data_read_while_tracing("comparing Values (>=)")
         return self.data >= _data(other)
 
     # ---- backpropagation ----------------------------------------------------
@@ -364,6 +377,24 @@ def sum(values: Iterable[Operand], start: Operand = 0.0) -> Value:  # noqa: A001
     for v in operands[1:]:
         total += v.data
     return _make(total, tuple(operands), "+", _sum_rule)
+
+
+# ---- compiled replay's tracer asks to hear of data turned into Python values ---------
+
+# Idents of the threads tracing a function for micrograd.compile.
+_tracing_threads: set[int] = set()
+
+
+def _data_read_while_tracing(what: str) -> None:
+    if get_ident() in _tracing_threads:
+        from .compile import TracerWarning
+
+        warnings.warn(
+            f"{what} while micrograd.compile traces: the outcome is baked into the compiled step "
+            "and will not follow new inputs or parameters (as with torch.jit.trace)",
+            TracerWarning,
+            stacklevel=3,
+        )
 
 
 # ---- building nodes ----------------------------------------------------------

@@ -8,6 +8,7 @@ import math
 import random
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ np = pytest.importorskip("numpy", reason="micrograd.compile replays with numpy")
 
 import micrograd  # noqa: E402
 from micrograd import Value  # noqa: E402
-from micrograd.compile import CompiledStep, CompileError, _ordered_sum  # noqa: E402
+from micrograd.compile import CompiledStep, CompileError, TracerWarning, _ordered_sum  # noqa: E402
 from micrograd.compile import compile as mg_compile  # noqa: E402
 
 
@@ -374,6 +375,40 @@ def test_control_flow_is_fixed_at_trace_time() -> None:
 
     step = mg_compile(fn, 2.0, params=[w])
     assert step(-3.0)[0] == -3.0  # eager would give 3.0: the traced graph has no branch
+
+
+def test_comparisons_and_float_of_values_warn_while_tracing() -> None:
+    w = Value(1.0)
+
+    def branchy(x: Value) -> Value:
+        return w * x if x > 0 else -w * x  # a Value comparison: decided once, at tracing
+
+    with pytest.warns(TracerWarning, match=r"comparing Values \(>\) while micrograd.compile traces"):
+        step = mg_compile(branchy, 2.0, params=[w])
+    assert step(-3.0)[0] == -3.0
+    with pytest.warns(TracerWarning, match=r"float\(\) of a Value"):
+        mg_compile(lambda x: x * float(w), 2.0)
+    with pytest.warns(TracerWarning, match=r"Value.item\(\)"):
+        mg_compile(lambda x: x * w.item(), 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # outside a trace, comparisons stay silent
+        assert Value(1.0) > 0 and float(w) == 1.0
+        mg_compile(lambda x: (w * x).relu() + x.abs(), 2.0, params=[w])  # no data read: no warning
+
+
+def test_a_real_training_loss_traces_without_warnings() -> None:
+    from nn import MLP, losses
+
+    model = MLP(2, [4, 1], seed=0)
+    labels = [0, 1, 1]
+
+    def loss(points: list[list[Value]]) -> Value:
+        scores = [model(p) for p in points]
+        return losses.hinge(scores, labels) + losses.cross_entropy([[s, -s] for s in scores], labels)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mg_compile(loss, ([[0.1, 0.2], [0.3, -0.4], [1.0, 0.5]],), params=model.parameters())
 
 
 def test_constants_are_frozen_and_parameters_read_each_call() -> None:
