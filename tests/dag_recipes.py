@@ -13,7 +13,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hypothesis import assume
 from hypothesis import strategies as st
+
+from micrograd import Value
 
 KINK = 1e-2  # distance kept from kinks (relu, abs, ...) and domain edges (log, sqrt, /)
 
@@ -102,3 +105,19 @@ def run(steps: Sequence[Step], inputs: Sequence[Any], data: Callable[[Any], floa
     for n in nodes[len(inputs) + 1 :]:
         out = out + n
     return out, safe
+
+
+def on_values(steps: Sequence[Step]) -> Callable[..., Value]:
+    """The recipe as a function of its input Values (for gradcheck)."""
+    return lambda *vs: run(steps, vs, lambda v: v.data)[0]
+
+
+def build(recipe: tuple[list[float], list[Step]], skip_unsafe: bool = True) -> tuple[list[Value], Value]:
+    """The recipe on fresh input Values: (inputs, output).  With ``skip_unsafe``,
+    hypothesis skips the example if an op meets a kink or domain edge."""
+    xs, steps = recipe
+    inputs = [Value(v) for v in xs]
+    out, safe = run(steps, inputs, lambda v: v.data)
+    if skip_unsafe:
+        assume(safe)
+    return inputs, out

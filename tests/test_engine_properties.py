@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from micrograd import Value, grad, gradcheck, gradgradcheck
-from tests.dag_recipes import BINARY, UNARY, recipes, run
+from tests.dag_recipes import BINARY, UNARY, build, on_values, recipes
 
 away_from_zero = st.floats(-3.0, 3.0).filter(lambda v: abs(v) > 0.05)
 positive = st.floats(0.1, 5.0)
@@ -55,29 +55,21 @@ def test_numbers_on_either_side_give_the_same_gradient(a: float, b: float) -> No
 @settings(max_examples=200, deadline=None)
 @given(recipes())
 def test_random_dags_match_finite_differences(recipe: tuple[list[float], list]) -> None:
-    xs, steps = recipe
-    inputs = [Value(v) for v in xs]
-    _, safe = run(steps, inputs, lambda v: v.data)
-    assume(safe)
-    assert gradcheck(lambda *vs: run(steps, vs, lambda v: v.data)[0], inputs)
+    inputs, _ = build(recipe)
+    assert gradcheck(on_values(recipe[1]), inputs)
 
 
 @settings(max_examples=60, deadline=None)
 @given(recipes(n_inputs=2, max_steps=5))
 def test_random_dags_second_derivatives(recipe: tuple[list[float], list]) -> None:
-    xs, steps = recipe
-    inputs = [Value(v) for v in xs]
-    _, safe = run(steps, inputs, lambda v: v.data)
-    assume(safe)
-    assert gradgradcheck(lambda *vs: run(steps, vs, lambda v: v.data)[0], inputs, atol=1e-4)
+    inputs, _ = build(recipe)
+    assert gradgradcheck(on_values(recipe[1]), inputs, atol=1e-4)
 
 
 @settings(max_examples=100, deadline=None)
 @given(recipes())
 def test_backward_and_grad_agree(recipe: tuple[list[float], list]) -> None:
-    xs, steps = recipe
-    inputs = [Value(v) for v in xs]
-    out, _ = run(steps, inputs, lambda v: v.data)
+    inputs, out = build(recipe, skip_unsafe=False)
     firsts = grad(out, inputs, allow_unused=True)
     graph_firsts = grad(out, inputs, create_graph=True, allow_unused=True)
     out.backward()

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 
-from micrograd import Value, grad
-from tests.dag_recipes import recipes, run
+from micrograd import grad
+from tests.dag_recipes import build, recipes, run
 
 torch = pytest.importorskip("torch", reason="the PyTorch oracle needs torch (pip install torch==2.13.0)")
 
@@ -24,9 +24,7 @@ def close(a: float, b: float, rel: float = 1e-12) -> bool:
 @given(recipes())
 def test_values_and_gradients_match_pytorch_float64(recipe: tuple[list[float], list]) -> None:
     xs, steps = recipe
-    inputs = [Value(v) for v in xs]
-    out, safe = run(steps, inputs, lambda v: v.data)
-    assume(safe)
+    inputs, out = build(recipe)
     out.backward()
     ts = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in xs]
     t_out, _ = run(steps, ts, lambda t: t.item())
@@ -40,9 +38,7 @@ def test_values_and_gradients_match_pytorch_float64(recipe: tuple[list[float], l
 @given(recipes(n_inputs=2, max_steps=6))
 def test_second_derivatives_match_pytorch_float64(recipe: tuple[list[float], list]) -> None:
     xs, steps = recipe
-    inputs = [Value(v) for v in xs]
-    out, safe = run(steps, inputs, lambda v: v.data)
-    assume(safe)
+    inputs, out = build(recipe)
     firsts = grad(out, inputs, create_graph=True, allow_unused=True)
     ts = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in xs]
     t_out, _ = run(steps, ts, lambda t: t.item())
