@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -294,6 +295,78 @@ def _expression(v: Value, names: dict[Value, str]) -> str:
     return f"{op}({', '.join(args)})"
 
 
+@dataclass(frozen=True)
+class Contribution:
+    """What one operand receives at one backward step: ``local * upstream = contribution``."""
+
+    operand: Value
+    local: float  # d(node)/d(operand), the op's local derivative
+    contribution: float  # local derivative * upstream gradient, as the op's rule computes it
+    total: float  # d(root)/d(operand) so far: the running sum of its contributions
+
+
+@dataclass(frozen=True)
+class BackwardStep:
+    """One node of the backward pass: its upstream gradient d(root)/d(node) and what each operand receives.
+
+    ``contributions`` is empty for a node built by hand without a derivative rule
+    (``has_rule`` False): gradients stop there."""
+
+    node: Value
+    upstream: float
+    contributions: tuple[Contribution, ...]
+    has_rule: bool
+
+
+@dataclass(frozen=True)
+class BackwardTrace:
+    """Backpropagation through a graph, step by step: what ``explain`` prints and the explorer shows.
+
+    ``order`` is the forward (topological) order, ``names`` the display name of
+    each Value (its label, or ``#i`` for its position in ``order``), ``steps``
+    the ops in backward order and ``grads`` d(root)/d(v) for every Value."""
+
+    root: Value
+    order: list[Value]
+    names: dict[Value, str]
+    steps: list[BackwardStep]
+    grads: dict[Value, float]
+
+
+def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> BackwardTrace:
+    """Run backpropagation through ``root``'s graph with the ops' own derivative rules,
+    recording every step; every ``.grad`` is left as it was.
+
+    >>> from micrograd import Value
+    >>> a = Value(2.0, label="a"); L = a * a; L.label = "L"
+    >>> trace = backward_steps(L)
+    >>> [(c.local, c.total) for c in trace.steps[0].contributions]
+    [(2.0, 2.0), (2.0, 4.0)]
+    """
+    if not isinstance(root, Value):
+        raise TypeError(f"backward_steps() needs a Value, got {type(root).__name__}: {root!r}")
+    order = _graph(root, max_nodes, "backward_steps")
+    grads: dict[Value, float] = dict.fromkeys(order, 0.0)
+    grads[root] = 1.0
+    steps: list[BackwardStep] = []
+    for v in reversed(order):
+        if not v._prev:
+            continue
+        g = grads[v]
+        if v._rule is None:
+            steps.append(BackwardStep(v, g, (), False))
+            continue
+        operand_data = [c.data for c in v._prev]
+        local = v._rule(1.0, v.data, *operand_data)
+        contributions = v._rule(g, v.data, *operand_data)
+        received = []
+        for child, loc, contrib in zip(v._prev, local, contributions):
+            grads[child] += contrib
+            received.append(Contribution(child, loc, contrib, grads[child]))
+        steps.append(BackwardStep(v, g, tuple(received), True))
+    return BackwardTrace(root, order, _names(order), steps, grads)
+
+
 def explain(
     root: Value,
     file: TextIO | None = None,
@@ -314,43 +387,40 @@ def explain(
     """
     if not isinstance(root, Value):
         raise TypeError(f"explain() needs a Value, got {type(root).__name__}: {root!r}")
-    order = _graph(root, max_nodes, "explain")
+    trace = backward_steps(root, max_nodes)
     out = sys.stdout if file is None else file
-    names = _names(order)
+    names = trace.names
     r = names[root]
 
     def d(num: Value, den: Value) -> str:  # dL/da, d(#5)/d(#2)
         n, m = names[num], names[den]
         return f"d{n if len(n) == 1 else f'({n})'}/d{m if len(m) == 1 else f'({m})'}"
 
-    header = f"Backpropagation from {r} = {_fmt(root.data)} through {len(order)} Values, in backward order."
+    header = (
+        f"Backpropagation from {r} = {_fmt(root.data)} through {len(trace.order)} Values, in backward order."
+    )
     print(header, file=out)
     print("Each operand receives: local derivative * upstream gradient (contributions add up).", file=out)
-    grads: dict[Value, float] = dict.fromkeys(order, 0.0)
-    grads[root] = 1.0
-    for v in reversed(order):
-        if not v._prev:
-            continue
-        g = grads[v]
+    for step in trace.steps:
+        v, g = step.node, step.upstream
         upstream = f"{d(root, v)} = {_fmt(g)}" + (" (the seed)" if v is root else "")
         print(f"\n{names[v]} = {_expression(v, names)}  data {_fmt(v.data)}  upstream {upstream}", file=out)
-        if v._rule is None:
+        if not step.has_rule:
             print("    (built by hand, without a derivative rule: gradients stop here)", file=out)
             continue
-        operand_data = [c.data for c in v._prev]
-        local = v._rule(1.0, v.data, *operand_data)
-        contributions = v._rule(g, v.data, *operand_data)
-        width = max(len(names[c]) for c in v._prev)
-        for child, loc, contrib in zip(v._prev, local, contributions):
-            grads[child] += contrib
+        width = max(len(names[c.operand]) for c in step.contributions)
+        for c in step.contributions:
             print(
-                f"    {names[child]:<{width}}  local {d(v, child)} = {_fmt(loc)}"
-                f" * {_fmt(g)} = {_fmt(contrib)}  {d(root, child)} so far {_fmt(grads[child])}",
+                f"    {names[c.operand]:<{width}}  local {d(v, c.operand)} = {_fmt(c.local)}"
+                f" * {_fmt(g)} = {_fmt(c.contribution)}  {d(root, c.operand)} so far {_fmt(c.total)}",
                 file=out,
             )
-    leaves = [v for v in order if not v._prev and v is not root]
+    leaves = [v for v in trace.order if not v._prev and v is not root]
     if leaves:
         print(f"\nGradients of {r} with respect to the leaves:", file=out)
         width = max(len(names[v]) for v in leaves)
         for v in leaves:
-            print(f"    {names[v]:<{width}}  data {_fmt(v.data)}  {d(root, v)} = {_fmt(grads[v])}", file=out)
+            print(
+                f"    {names[v]:<{width}}  data {_fmt(v.data)}  {d(root, v)} = {_fmt(trace.grads[v])}",
+                file=out,
+            )
