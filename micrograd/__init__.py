@@ -7,18 +7,20 @@
 >>> round(y.data, 4), round(x.grad, 4)
 (-34.8332, 24.4706)
 
-Modules, each one thing: ``engine`` (Value and its ops), ``autograd``
+Modules, each one thing: ``engine`` (Value, ``Function`` and the ops, ``backward``),
+``math`` (math on floats, Values and numpy arrays, for writing ops), ``autograd``
 (backpropagation, ``grad``), ``grad_mode`` (``no_grad``), ``check``
 (``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics),
 ``viz`` (``draw_dot``, ``render``, ``explain``), ``compile`` (trace once, replay
 with numpy).
 """
 
+from . import math as math  # micrograd.math: math on floats, Values and numpy arrays
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
 from .compile import CompiledStep, CompileError, TracerWarning
 from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
-from .engine import Value
+from .engine import Context, Function, Value
 from .engine import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .viz import GraphTooLargeError, GraphvizNotFoundError, draw_dot, explain, render  # graphviz loads lazily
@@ -28,6 +30,8 @@ __version__ = "0.2.0"
 __all__ = [
     "CompileError",
     "CompiledStep",
+    "Context",
+    "Function",
     "GradcheckError",
     "GraphTooLargeError",
     "GraphvizNotFoundError",

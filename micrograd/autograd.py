@@ -1,25 +1,18 @@
-"""Backpropagation: the graph walk and the functional API (``backward``, ``grad``).
+"""The functional API of backpropagation: ``grad`` (as ``torch.autograd.grad``) and ``topological_order``.
 
-Reverse mode in three lines: order the graph so that every node comes after
-all the nodes computed from it (a reverse topological order), seed the output
-with d(out)/d(out) = 1, then visit the nodes in that order, each handing its
-gradient times its local derivatives down to its operands (the chain rule),
-where contributions from several uses of a node add up.
-
-The walk is iterative (an explicit stack, no recursion), so a chain of a
-million nodes is fine.  Gradients of one pass are kept in a dict, keyed by
-node, and added into ``.grad`` only at the end: calling ``backward`` twice on
-the same graph gives exactly twice the gradients, as in PyTorch.
+Both use the engine's own graph walk and chain-rule loop (``micrograd/engine.py``),
+the ones ``Value.backward()`` runs: ``grad`` returns the gradients instead of
+adding them into ``.grad``, and with ``create_graph=True`` the loop runs the
+ops' backward rules on Values, so the gradients are nodes of a graph that can
+be differentiated again.
 """
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
-from .engine import Number, Value, _leaf, _to_float
+from .engine import Number, Value, _backpropagate, _collector_paused, _leaf, _to_float, _topological_order
 
 Values = Value | Sequence[Value]
 
@@ -32,96 +25,11 @@ def topological_order(roots: Values) -> list[Value]:
     >>> [v.data for v in topological_order(c)]
     [1.0, 2.0, 2.0, 3.0]
     """
-    return list(_walk(_as_tuple(roots, "roots")))
-
-
-def _walk(roots: tuple[Value, ...]) -> dict[Value, float]:
-    """The nodes reachable from ``roots`` in topological order, as the keys of a
-    dict whose values (all 0.0) are ready to accumulate gradients in."""
-    order: dict[Value, float] = {}  # insertion-ordered; doubles as the visited set
-    for root in roots:
-        if root in order:
-            continue
-        # Depth-first, without recursion: `path` holds the nodes being expanded and
-        # `pending` an iterator over each one's operands; a node is emitted once all
-        # of its operands have been.
-        path = [root]
-        pending = [iter(root._prev)]
-        while pending:
-            for child in pending[-1]:
-                if child not in order:  # (a node still being expanded can't recur: the graph is acyclic)
-                    path.append(child)
-                    pending.append(iter(child._prev))
-                    break
-            else:
-                order[path.pop()] = 0.0
-                pending.pop()
-    return order
-
-
-def _propagate(grads: dict[Value, float], seeds: dict[Value, Any]) -> dict[Value, float]:
-    """Float gradients of the seeded roots with respect to every node of ``grads``
-    (the zero-filled dict of ``_walk``, in topological order), filled in place."""
-    for root, seed in seeds.items():
-        grads[root] += seed
-    for node in reversed(grads):
-        rule = node._rule
-        if rule is None:
-            continue
-        g = grads[node]
-        prev = node._prev
-        # Unrolled for the common arities: this loop is the hot path of training.
-        if len(prev) == 2:
-            a, b = prev
-            ga, gb = rule(g, node.data, a.data, b.data)
-            grads[a] += ga
-            grads[b] += gb
-        elif len(prev) == 1:
-            (a,) = prev
-            (ga,) = rule(g, node.data, a.data)
-            grads[a] += ga
-        else:
-            for child, gc_ in zip(prev, rule(g, node.data, *[c.data for c in prev])):
-                grads[child] += gc_
-    return grads
-
-
-def _propagate_graph(order: dict[Value, float], seeds: dict[Value, Any]) -> dict[Value, Any]:
-    """Like ``_propagate``, but the rules run on Values, so the gradients are
-    themselves nodes of a graph that can be differentiated again."""
-    grads: dict[Value, Any] = dict(seeds)
-    for node in reversed(order):
-        rule = node._rule
-        g = grads.get(node)
-        if rule is None or g is None:
-            continue
-        if not isinstance(g, Value):
-            g = _leaf(g)
-        for child, gc_ in zip(node._prev, rule(g, node, *node._prev)):
-            acc = grads.get(child)
-            grads[child] = gc_ if acc is None else acc + gc_
-    return grads
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a graph walk.
-
-    The graph has no reference cycles, so the collector has nothing to find in
-    it, yet on a large graph it would walk every node again and again.
-    Restored on exit, exceptions included; never switched on if it was off.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+    return list(_topological_order(_as_tuple(roots, "roots")))
 
 
 def backward(root: Value, gradient: Number = 1.0) -> None:
-    """Add d(root)/d(node) * gradient into ``node.grad`` for every node of the graph.
+    """``root.backward(gradient)``: add d(root)/d(node) * gradient into every node's ``.grad``.
 
     >>> x = Value(2.0); y = x * x * x
     >>> backward(y); x.grad
@@ -129,11 +37,7 @@ def backward(root: Value, gradient: Number = 1.0) -> None:
     """
     if not isinstance(root, Value):
         raise TypeError(f"backward() needs a Value, got {type(root).__name__}: {root!r}")
-    seed = _to_float(gradient, "backward()'s gradient")
-    with _collector_paused():
-        grads = _propagate(_walk((root,)), {root: seed})
-        for node, g in grads.items():
-            node.grad += g
+    root.backward(gradient)
 
 
 def grad(
@@ -168,19 +72,18 @@ def grad(
         weights = tuple(grad_outputs)
     if len(weights) != len(outs):
         raise ValueError(f"grad_outputs has {len(weights)} entries but there are {len(outs)} outputs")
-    seeds: dict[Value, Any] = {}
+    grads = _topological_order(outs)
     for out, w in zip(outs, weights):
         if not create_graph:
             w = _to_float(w.data if isinstance(w, Value) else w, "grad_outputs")
         elif not isinstance(w, Value):
             w = _leaf(_to_float(w, "grad_outputs"))
-        seeds[out] = w if out not in seeds else seeds[out] + w
+        grads[out] = w if grads[out] is None else grads[out] + w
     with _collector_paused():
-        reachable = _walk(outs)
-        grads = _propagate_graph(reachable, seeds) if create_graph else _propagate(dict(reachable), seeds)
+        _backpropagate(grads, create_graph=create_graph, into_grad=False)
     result: list[Any] = []
     for i, x in enumerate(ins):
-        if x not in reachable:
+        if x not in grads:
             if not allow_unused:
                 raise ValueError(
                     f"input {i} ({x!r}) was not used to compute the outputs; "
@@ -188,9 +91,11 @@ def grad(
                 )
             result.append(None)
             continue
-        g = grads.get(x, 0.0)
+        g = grads[x]
+        if g is None:
+            g = 0.0  # reachable, but every path to it carried no gradient
         if create_graph and not isinstance(g, Value):
-            g = _leaf(g)  # reachable, but every path to it had a zero-by-rule gradient
+            g = _leaf(g)  # a constant gradient: a leaf of the new graph
         result.append(g)
     return tuple(result)
 

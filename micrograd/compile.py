@@ -33,23 +33,13 @@ frozen.  numpy is imported only here, when compiling.
 
 from __future__ import annotations
 
-import functools
+import warnings
 from collections.abc import Callable, Iterable, Sequence
-from threading import get_ident
-from types import CodeType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .autograd import topological_order
-from .engine import (
-    Value,
-    _elu_rule,
-    _leaky_relu_rule,
-    _pow_by_constant_rule,
-    _softplus_rule,
-    _sum_rule,
-    _tracing_threads,
-)
-from .grad_mode import enable_grad
+from .engine import Add, Context, Function, Sub, Sum, Value, _accumulated, _HandWritten, _vjp
+from .grad_mode import _hear_data_reads, enable_grad
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,7 +57,7 @@ class TracerWarning(UserWarning):
 
 
 class CompileError(TypeError):
-    """The traced graph holds something that cannot be replayed (e.g. an op with a custom rule)."""
+    """The traced graph holds something that cannot be replayed on arrays (the message names it)."""
 
 
 def _numpy() -> Any:
@@ -78,130 +68,48 @@ def _numpy() -> Any:
     return numpy
 
 
-# ---- the op table ----------------------------------------------------------------------------
+# Sums (a + b, a - b, micrograd.sum) fuse into ordered sums: the sign of each operand after the first.
+_SUMS: dict[type[Function], float] = {Add: 1.0, Sub: -1.0, Sum: 1.0}  # a - b is a + -1 * b, exactly
+
+_HOW_TO_FIX = (
+    "write its forward and backward with operators and micrograd.math (micrograd.math.where(cond, a, b) "
+    "instead of an `if` on data, micrograd.math.exp instead of math.exp), so that they run on numpy arrays"
+)
 
 
-class _Op(NamedTuple):
-    """How to replay one engine op on arrays."""
-
-    name: str
-    params: tuple[str, ...]  # the parameters the engine binds to its rule (e.g. "slope"), in order
-    forward: Callable[..., Any]  # forward(p, *operands) -> out; p: the parameter values
-    backward: Callable[..., tuple[Any, ...]]  # backward(p, g, out, *operands) -> one gradient each
-
-
-def _engine_rule(rule: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
-    """The engine's own rule: it is written with operators, so it works on arrays as it is."""
-    return lambda p, g, out, *xs: rule(*p, g, out, *xs)
+def _args_of(node: Value) -> tuple[Any, ...]:
+    """The arguments ``node``'s op was applied to: its operand Values and any numbers (parameters)."""
+    ctx = node._ctx
+    if type(ctx) is Context and ctx._args is not None:
+        return ctx._args
+    return node._prev
 
 
-# Sums (a + b, a - b, micrograd.sum): the sign each operand after the first enters with.
-_SUM_RULES: dict[CodeType, float] = {
-    Value._add_rule.__code__: 1.0,
-    Value._sub_rule.__code__: -1.0,  # a - b is a + -1 * b, exactly
-    _sum_rule.__code__: 1.0,
-}
-
-_OPS: dict[CodeType, _Op] = {}
-
-
-def _op_table() -> dict[CodeType, _Op]:
-    """engine rule (by its code; a parameterised rule by its function's) -> how to replay it.
-
-    A rule that branches on data (``0.0 if out <= 0 else g``) gets a vectorised
-    twin here, written with the same float operations in the same order."""
-    if _OPS:
-        return _OPS
-    np = _numpy()
-    inf = np.inf
-
-    def cpow(a: Any, b: float) -> Any:
-        # C's pow, as fmath.pow: numpy takes sqrt for a scalar exponent 0.5, which gives nan
-        # at -inf and -0.0 at -0.0, where pow gives inf and +0.0.
-        r = np.power(a, b)
-        return np.where(a == -inf, inf, r + 0.0) if b == 0.5 else r
-
-    def sign(a: Any) -> Any:
-        return (a > 0.0).astype(np.float64) - (a < 0.0)  # 0 for nan, as fmath.sign
-
-    def softplus(p: Any, a: Any) -> Any:
-        beta, threshold = p
-        bx = a * beta
-        return np.where(bx > threshold, a, np.log1p(np.exp(bx)) / beta)
-
-    def softplus_grad(p: Any, g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        beta, threshold = p
-        z = np.exp(a * beta)
-        return (np.where(a * beta > threshold, g, g * z / (z + 1)),)
-
-    def pow_grad(p: Any, g: Any, out: Any, a: Any, b: Any) -> tuple[Any, ...]:
-        ga = np.where(b == 0.0, 0.0, g * (b * np.power(a, b - 1)))
-        gb = np.where((a == 0.0) & (b >= 0.0), g * 0.0, g * (out * np.log(a)))
-        return ga, gb
-
-    # (the engine's rule, op, the parameters bound to it, forward, backward: None = the engine's rule)
-    rows: list[tuple[Callable[..., Any], str, tuple[str, ...], Callable[..., Any], Any]] = [
-        (Value._mul_rule, "*", (), lambda p, a, b: a * b, None),
-        (Value._div_rule, "/", (), lambda p, a, b: a / b, None),
-        (Value._pow_rule, "**", (), lambda p, a, b: np.power(a, b), pow_grad),
-        (
-            _pow_by_constant_rule,
-            "**n",
-            ("n",),
-            lambda p, a: cpow(a, p[0]),
-            lambda p, g, out, a: (0.0 if p[0] == 0.0 else g * (p[0] * cpow(a, p[0] - 1)),),
-        ),
-        (Value._neg_rule, "neg", (), lambda p, a: -a, None),
-        (Value._abs_rule, "abs", (), lambda p, a: np.abs(a), lambda p, g, out, a: (g * sign(a),)),
-        (Value._exp_rule, "exp", (), lambda p, a: np.exp(a), None),
-        (Value._log_rule, "log", (), lambda p, a: np.log(a), None),
-        (Value._sqrt_rule, "sqrt", (), lambda p, a: np.sqrt(a), None),
-        (Value._tanh_rule, "tanh", (), lambda p, a: np.tanh(a), None),
-        (Value._sigmoid_rule, "sigmoid", (), lambda p, a: 1.0 / (1.0 + np.exp(-a)), None),
-        (
-            Value._relu_rule,
-            "ReLU",
-            (),
-            lambda p, a: np.where(a < 0.0, 0.0, a),
-            lambda p, g, out, a: (np.where(out <= 0.0, 0.0, g),),
-        ),
-        (
-            _leaky_relu_rule,
-            "leaky_relu",
-            ("slope",),
-            lambda p, a: np.where(a > 0.0, a, a * p[0]),
-            lambda p, g, out, a: (np.where(a > 0.0, g, g * p[0]),),
-        ),
-        (
-            _elu_rule,
-            "elu",
-            ("alpha",),
-            lambda p, a: np.where(a > 0.0, a, np.expm1(a) * p[0]),
-            lambda p, g, out, a: (np.where(a > 0.0, g, g * p[0] * np.exp(a)),),
-        ),
-        (_softplus_rule, "softplus", ("beta", "threshold"), softplus, softplus_grad),
-        (Value._sin_rule, "sin", (), lambda p, a: np.sin(a), lambda p, g, out, a: (g * np.cos(a),)),
-        (Value._cos_rule, "cos", (), lambda p, a: np.cos(a), lambda p, g, out, a: (g * -np.sin(a),)),
-    ]
-    for rule, name, params, forward, backward in rows:
-        _OPS[rule.__code__] = _Op(name, params, forward, backward or _engine_rule(rule))
-    return _OPS
+def _template(args: Sequence[Any]) -> tuple[tuple[bool, Any], ...]:
+    """An op's arguments as ``(True, k)`` for its k-th operand Value, ``(False, number)`` for a parameter."""
+    template, k = [], 0
+    for a in args:
+        if isinstance(a, Value):
+            template.append((True, k))
+            k += 1
+        else:
+            template.append((False, a))
+    return tuple(template)
 
 
-def _rule_code(rule: Callable[..., Any]) -> CodeType:
-    """The code of an engine rule; a parameterised rule is a functools.partial of one."""
-    return (rule.func if isinstance(rule, functools.partial) else rule).__code__
-
-
-def _rule_params(node: Value, op: _Op) -> tuple[float, ...]:
-    """The parameters (exponent, slope, ...) the engine bound to a node's rule."""
-    if not op.params:
-        return ()
-    rule = node._rule
-    args = rule.args if isinstance(rule, functools.partial) else ()
-    if len(args) != len(op.params):
-        raise CompileError(f"cannot read the parameters {op.params} of op {node._op!r} from its rule")
-    return tuple(float(a) for a in args)
+def _unreplayable(node: Value) -> str | None:
+    """Why ``node`` cannot be replayed on arrays, or None."""
+    if node._fn is _HandWritten:
+        return (
+            f"op {node._op or '?'!r} has a hand-written _backward closure, which works on floats only; "
+            "define it as a micrograd.Function to compile it"
+        )
+    if node._fn is None:
+        return (
+            f"op {node._op or '?'!r} was built by hand (Value(data, children, op)) without a derivative "
+            "rule; define it as a micrograd.Function to compile it"
+        )
+    return None
 
 
 # ---- tracing -----------------------------------------------------------------------------------
@@ -265,7 +173,7 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     for i, p in enumerate(param_list):
         if not isinstance(p, Value):
             raise TypeError(f"params[{i}] must be a Value, got {type(p).__name__}: {p!r}")
-        if p._rule is not None:
+        if p._prev:
             raise ValueError(
                 f"params[{i}] is the output of op {p._op!r}, not a leaf; parameters must be leaf Values"
             )
@@ -277,41 +185,82 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     for arr in arrays:
         nested.append(_nest(inputs[start : start + arr.size], arr.shape))
         start += arr.size
-    tracer = get_ident()
-    outermost = tracer not in _tracing_threads
-    _tracing_threads.add(tracer)  # comparisons and float() of Values warn while tracing
-    try:
-        with enable_grad():
-            root = fn(*nested)
-    finally:
-        if outermost:
-            _tracing_threads.discard(tracer)
+    with _hear_data_reads(_warn_data_read), enable_grad():
+        root = fn(*nested)
     if not isinstance(root, Value):
         raise TypeError(f"the traced function must return a Value (the loss), got {type(root).__name__}")
     return CompiledStep(root, inputs, [a.shape for a in arrays], param_list)
+
+
+def _warn_data_read(what: str, kind: str) -> None:
+    warnings.warn(
+        f"{what} while micrograd.compile traces: the outcome is baked into the compiled step "
+        "and will not follow new inputs or parameters (as with torch.jit.trace)",
+        TracerWarning,
+        stacklevel=4,
+    )
 
 
 # ---- the compiled program ---------------------------------------------------------------------
 
 
 class _Group:
-    """Nodes of one level with the same op and parameters: one numpy call forward, one backward.
+    """Nodes of one level with the same op and parameters: one forward call, one backward call.
 
     ``args`` holds one index array per operand (a sum: one (terms, nodes) matrix);
     the outputs occupy the slots ``start:stop``; ``edges[k]`` is the range of
-    contribution slots that receives operand k's gradients (None: not needed)."""
+    contribution slots that receives operand k's gradients (None: not needed).
+    For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
+    ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward."""
 
-    __slots__ = ("args", "backward", "edges", "forward", "p", "saved", "signs", "start", "stop")
+    __slots__ = ("args", "ctx", "edges", "fn", "needs", "positions", "signs", "start", "stop", "template")
 
-    def __init__(self, op: _Op | None, p: tuple[float, ...], start: int, stop: int) -> None:
-        self.forward = op.forward if op else None
-        self.backward = op.backward if op else None
-        self.p = p
+    def __init__(
+        self, fn: type[Function] | None, template: tuple[tuple[bool, Any], ...], start: int, stop: int
+    ):
+        self.fn = fn
+        self.template = template
+        self.needs: tuple[bool, ...] = ()
+        self.positions = [i for i, (is_operand, _) in enumerate(template) if is_operand]
         self.start, self.stop = start, stop
         self.args: list[Indices] = []
         self.signs: Floats | None = None
         self.edges: list[tuple[int, int] | None] = []
-        self.saved: tuple[Any, ...] = ()
+        self.ctx: Context | None = None
+
+    def call_forward(self, operands: Sequence[Any]) -> Any:
+        """The op's own forward on arrays of operands (one element per node of the group)."""
+        fn = self.fn
+        assert fn is not None
+        args = tuple([operands[v] if is_operand else v for is_operand, v in self.template])
+        ctx = Context(self.needs, args)
+        try:
+            out = fn.forward(ctx, *args)
+        except Exception as exc:
+            raise CompileError(
+                f"cannot replay {fn.name}.forward on numpy arrays ({exc}); {_HOW_TO_FIX}"
+            ) from exc
+        ctx.output = out
+        self.ctx = ctx
+        return out
+
+    def call_backward(self, g: Any) -> list[Any]:
+        """The op's own backward on arrays: one gradient per operand (None for none)."""
+        fn = self.fn
+        assert fn is not None and self.ctx is not None
+        try:
+            grads = fn.backward(self.ctx, g)
+        except Exception as exc:
+            raise CompileError(
+                f"cannot replay {fn.name}.backward on numpy arrays ({exc}); {_HOW_TO_FIX}"
+            ) from exc
+        if not isinstance(grads, (tuple, list)):
+            grads = (grads,)
+        if len(grads) != len(self.template):
+            raise CompileError(
+                f"{fn.name}.backward returned {len(grads)} gradient(s) for {len(self.template)} input(s)"
+            )
+        return [grads[i] for i in self.positions]
 
 
 class _Gather(NamedTuple):
@@ -321,15 +270,50 @@ class _Gather(NamedTuple):
     slots: Indices  # (uses, nodes): contribution slots, in the order backward adds them
 
 
-def _ordered_sum(np: Any, m: Floats, from_zero: bool = False) -> Floats:
-    """The rows of ``m`` added first to last, as a chain of ``+`` adds them; ``from_zero``
-    starts at 0.0 as ``backward`` does (so that no gradient is -0.0), else at -0.0, the
-    identity.  numpy reduces the outer axis of a C-ordered array row by row, a single
-    column pairwise (hence accumulate)."""
+def _ordered_sum(np: Any, m: Floats) -> Floats:
+    """The rows of ``m`` added first to last, as a chain of ``+`` adds them, starting from
+    -0.0, the identity of addition (the eager engine starts from the first term, and
+    -0.0 + x is x exactly, signed zeros included).  numpy reduces the outer axis of a
+    C-ordered array row by row, a single column pairwise (hence accumulate)."""
     if m.shape[0] > 1 and m.shape[1] > 1:
-        return np.add.reduce(m, axis=0, initial=0.0 if from_zero else -0.0)  # type: ignore[no-any-return]
+        return np.add.reduce(m, axis=0, initial=-0.0)  # type: ignore[no-any-return]
     row: Floats = m[0] if m.shape[0] == 1 else np.add.accumulate(m[:, 0])[-1:]
-    return row + 0.0 if from_zero else row
+    return row
+
+
+def _same(a: Any, b: Any) -> bool:
+    np = _numpy()
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    return bool(np.allclose(a, b, rtol=1e-9, atol=0.0, equal_nan=True))
+
+
+def _probe(grp: _Group, node: Value) -> None:
+    """Run a user op's forward and backward once on two-element arrays (``node``'s numbers,
+    twice) and check them against the eager engine's: an ``if`` on data, ``math.exp`` or a
+    result of the wrong shape shows up here, at compile time, not as wrong numbers later."""
+    np = _numpy()
+    fn = grp.fn
+    assert fn is not None
+    lanes = [np.array([c.data, c.data]) for c in node._prev]
+    out = grp.call_forward(lanes)
+    if np.shape(out) not in ((), (2,)) or not _same(out, node.data):
+        raise CompileError(
+            f"{fn.name}.forward gives {out!r} on the arrays {lanes}, where the eager engine gives "
+            f"{node.data!r} for each element; {_HOW_TO_FIX}"
+        )
+    expected = _vjp(node, 1.0, False)
+    for k, (got, want) in enumerate(zip(grp.call_backward(np.ones(2)), expected)):
+        if got is None or want is None:
+            if (got is None) != (want is None):
+                raise CompileError(
+                    f"{fn.name}.backward returns None for operand {k} on arrays only; {_HOW_TO_FIX}"
+                )
+            continue
+        if np.shape(got) not in ((), (2,)) or not _same(got, want):
+            raise CompileError(
+                f"{fn.name}.backward gives {got!r} for operand {k} on arrays, where the eager engine gives "
+                f"{want!r} for each element; {_HOW_TO_FIX}"
+            )
 
 
 class CompiledStep:
@@ -342,7 +326,6 @@ class CompiledStep:
         self, root: Value, inputs: list[Value], shapes: list[tuple[int, ...]], params: list[Value]
     ) -> None:
         np = _numpy()
-        table = _op_table()
         self.num_nodes = self.num_groups = self._levels = 0  # (set below; here for repr)
         self.params: tuple[Value, ...] = tuple(params)
         self.input_shapes: tuple[tuple[int, ...], ...] = tuple(shapes)
@@ -352,32 +335,35 @@ class CompiledStep:
         input_index = {x: i for i, x in enumerate(inputs)}
         order = topological_order(root)
 
-        # Live nodes: those the loss is computed from through ops with rules.
+        # Live nodes: those the loss is computed from through ops. Parameters and inputs are leaves here.
         live = {root}
         for node in reversed(order):
-            if node in live and node._rule is not None and node not in param_index:
+            if node in live and node._prev and node not in param_index:
                 live.update(node._prev)
         nodes = [v for v in order if v in live]
-        ops: dict[Value, _Op] = {}
+
+        def computed_here(v: Value) -> bool:
+            return bool(v._prev) and v not in param_index and v not in input_index
+
+        ops: dict[Value, type[Function]] = {}
+        sums: dict[Value, float] = {}
         for v in nodes:
-            if v._rule is None or v in param_index or v in input_index:
+            if not computed_here(v):
                 continue
-            code = _rule_code(v._rule)
-            if code not in _SUM_RULES:
-                if code not in table:
-                    supported = sorted({"+", "-"} | {o.name for o in table.values()})
-                    rule_name = getattr(v._rule, "__qualname__", repr(v._rule))
-                    raise CompileError(
-                        f"cannot replay op {v._op!r} (rule {rule_name}): compile supports the engine's "
-                        f"ops {supported}; a custom rule needs the eager engine"
-                    )
-                ops[v] = table[code]
+            why = _unreplayable(v)
+            if why is not None:
+                raise CompileError(f"cannot replay the traced graph: {why}")
+            assert v._fn is not None
+            if v._fn in _SUMS and len(_args_of(v)) == len(v._prev):
+                sums[v] = _SUMS[v._fn]
+            else:
+                ops[v] = v._fn
         # The eager backward's order: reverse topological, operands in order. Each (node, operand)
         # edge gets its rank, so that a node's gradient adds its contributions in the same order.
         uses: dict[Value, int] = dict.fromkeys(nodes, 0)
         rank: dict[tuple[Value, int], int] = {}
         for v in reversed(nodes):
-            if v._rule is not None and v not in param_index and v not in input_index:
+            if computed_here(v):
                 for k, c in enumerate(v._prev):
                     uses[c] += 1
                     rank[v, k] = len(rank)
@@ -386,32 +372,40 @@ class CompiledStep:
         # used only there, into one ordered sum: the eager floats, with the links gone.
         terms: dict[Value, list[tuple[Value, float, int]]] = {}  # node -> (term, sign, rank)
         for v in nodes:
-            if v in ops or v._rule is None or v in param_index or v in input_index:
+            if v not in sums:
                 continue
             first, *rest = v._prev
-            sign = _SUM_RULES[_rule_code(v._rule)]
             fuse = first in terms and uses[first] == 1
             chain = terms.pop(first) if fuse else [(first, 1.0, rank[v, 0])]
-            chain += [(c, sign, rank[v, k]) for k, c in enumerate(rest, 1)]
+            chain += [(c, sums[v], rank[v, k]) for k, c in enumerate(rest, 1)]
             terms[v] = chain
         operands: dict[Value, list[tuple[Value, float, int]]] = dict(terms)
         for v in ops:
             operands[v] = [(c, 1.0, rank[v, k]) for k, c in enumerate(v._prev)]
         computed = [v for v in nodes if v in operands]  # topological order, fused links gone
 
-        needs_grad: dict[Value, bool] = {p: True for p in params}
+        needs_grad: dict[Value, bool] = dict.fromkeys(params, True)
         level: dict[Value, int] = {}
         for v in computed:
             level[v] = 1 + max(level.get(c, 0) for c, _, _ in operands[v])
             needs_grad[v] = any(needs_grad.get(c, False) for c, _, _ in operands[v])
 
         # Group: same level, op, parameters and (for backward) which operands need gradients.
+        templates: dict[Value, tuple[tuple[bool, Any], ...]] = {}
         groups: dict[tuple[Any, ...], list[Value]] = {}
         for v in computed:
             if v in ops:
-                op = ops[v]
+                template = _template(_args_of(v))
+                templates[v] = template
                 flags = tuple(needs_grad.get(c, False) for c in v._prev)
-                key: tuple[Any, ...] = (level[v], op.name, _rule_params(v, op), flags)
+                constants = tuple(a for is_operand, a in template if not is_operand)
+                try:
+                    hash(constants)
+                except TypeError:
+                    constants = (id(v),)  # parameters that cannot be compared: a group of its own
+                key: tuple[Any, ...] = (level[v], ops[v], template if constants else len(template), flags)
+                if constants:
+                    key += (constants,)
             else:
                 key = (level[v], "+", len(operands[v]), needs_grad[v])
             groups.setdefault(key, []).append(v)
@@ -420,15 +414,15 @@ class CompiledStep:
         # Slots of the value array: inputs, parameters, constants, then group by group.
         slot: dict[Value, int] = {x: i for i, x in enumerate(inputs)}
         slot.update((p, n_in + i) for i, p in enumerate(params))
-        constants = [v for v in nodes if v._rule is None and v not in slot]
-        slot.update((c, n_in + n_p + i) for i, c in enumerate(constants))
-        n = n_in + n_p + len(constants)
+        constants_ = [v for v in nodes if not v._prev and v not in slot]
+        slot.update((c, n_in + n_p + i) for i, c in enumerate(constants_))
+        n = n_in + n_p + len(constants_)
         for key in keys:
             for v in groups[key]:
                 slot[v] = n
                 n += 1
         self._vals: Floats = np.zeros(n)
-        self._vals[n_in + n_p : n_in + n_p + len(constants)] = [c.data for c in constants]
+        self._vals[n_in + n_p : n_in + n_p + len(constants_)] = [c.data for c in constants_]
         self._gvals: Floats = np.zeros(n)
         self._root = slot[root]
         self._gvals[self._root] = 1.0
@@ -439,6 +433,7 @@ class CompiledStep:
         edge_slot: dict[int, int] = {}  # rank -> contribution slot
         n_contrib = 0
         self._groups: list[tuple[int, _Group]] = []
+        to_probe: list[tuple[_Group, Value]] = []
         for key in keys:
             members = groups[key]
             start = slot[members[0]]
@@ -456,13 +451,15 @@ class CompiledStep:
                             edge_slot[r] = n_contrib + t * len(members) + j
                     n_contrib += size
             else:
-                op = ops[members[0]]
-                grp = _Group(op, key[2], start, start + len(members))
-                arity = len(members[0]._prev)
+                first = members[0]
+                grp = _Group(ops[first], templates[first], start, start + len(members))
+                flags = key[3]
+                grp.needs = tuple(flags[v] if is_operand else False for is_operand, v in grp.template)
                 grp.args = [
-                    np.array([slot[v._prev[k]] for v in members], dtype=np.intp) for k in range(arity)
+                    np.array([slot[v._prev[k]] for v in members], dtype=np.intp)
+                    for k in range(len(first._prev))
                 ]
-                for k, flag in enumerate(key[3]):
+                for k, flag in enumerate(flags):
                     if not flag:
                         grp.edges.append(None)
                         continue
@@ -470,6 +467,8 @@ class CompiledStep:
                     for j, v in enumerate(members):
                         edge_slot[rank[v, k]] = n_contrib + j
                     n_contrib += len(members)
+                if not ops[first]._trusted:
+                    to_probe.append((grp, first))
             self._groups.append((key[0], grp))
         self._contrib: Floats = np.zeros(n_contrib)
 
@@ -488,6 +487,9 @@ class CompiledStep:
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
         self.num_nodes = len(nodes)  # traced nodes the loss depends on
         self.num_groups = len(self._groups)  # numpy kernels per forward pass
+        with np.errstate(all="ignore"):
+            for grp, node in to_probe:
+                _probe(grp, node)
 
     @staticmethod
     def _by_uses(
@@ -546,33 +548,31 @@ class CompiledStep:
         vals = self._vals
         take = np.take
         for _, grp in self._groups:
-            if grp.forward is None:  # an ordered sum
+            if grp.fn is None:  # an ordered sum
                 (idx,) = grp.args
                 terms = take(vals, idx)
                 if grp.signs is not None:
                     terms *= grp.signs
                 vals[grp.start : grp.stop] = _ordered_sum(np, terms)
             else:
-                xs = tuple(take(vals, idx) for idx in grp.args)
-                grp.saved = xs
-                vals[grp.start : grp.stop] = grp.forward(grp.p, *xs)
+                vals[grp.start : grp.stop] = grp.call_forward([take(vals, idx) for idx in grp.args])
 
     def _backward(self) -> Floats:
         np = _numpy()
-        vals, gvals, contrib = self._vals, self._gvals, self._contrib
+        gvals, contrib = self._gvals, self._contrib
         take = np.take
         groups = self._groups
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
             for gather in self._gathers.get(lvl, ()):
-                gvals[gather.targets] = _ordered_sum(np, take(contrib, gather.slots), True)
+                gvals[gather.targets] = _ordered_sum(np, take(contrib, gather.slots))
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
                 if not any(grp.edges):
                     continue
                 g = gvals[grp.start : grp.stop]
-                if grp.backward is None:  # an ordered sum: each term gets sign * g
+                if grp.fn is None:  # an ordered sum: each term gets sign * g
                     (lo, hi), signs = grp.edges[0], grp.signs  # type: ignore[misc]
                     block = contrib[lo:hi].reshape(grp.args[0].shape)
                     if signs is None:
@@ -580,13 +580,13 @@ class CompiledStep:
                     else:
                         np.multiply(signs, g, out=block)
                     continue
-                out = vals[grp.start : grp.stop]
-                for edge, dx in zip(grp.edges, grp.backward(grp.p, g, out, *grp.saved)):
+                for edge, dx in zip(grp.edges, grp.call_backward(g)):
                     if edge is not None:
-                        contrib[edge[0] : edge[1]] = dx
+                        # None: no gradient; -0.0 adds nothing, signed zeros included
+                        contrib[edge[0] : edge[1]] = -0.0 if dx is None else dx
         grads: Floats = np.zeros(self._n_p)
         for gather in self._param_gathers:
-            grads[gather.targets] = _ordered_sum(np, take(contrib, gather.slots), True)
+            grads[gather.targets] = _ordered_sum(np, take(contrib, gather.slots))
         if self._root_param >= 0:
             grads[self._root_param] = 1.0
         return grads
@@ -614,5 +614,5 @@ class CompiledStep:
         ``.grad`` (so zero them between steps, e.g. ``optimizer.zero_grad()``); returns the loss."""
         loss, grads = self(*inputs)
         for p, g in zip(self.params, grads.tolist()):
-            p.grad += g
+            p.grad = _accumulated(p.grad, g)
         return loss

@@ -1,25 +1,26 @@
-"""``Value``: a scalar that remembers how it was computed.
+"""Backpropagation on scalars, in one file: ops, ``Value`` and ``backward()``.
 
-Every op on Values makes a new Value that stores
+A ``Value`` wraps one number, ``data``, and remembers how it was computed: the
+op that made it (``_op``) and that op's operands (``_prev``, its children).
+Computing with Values therefore records a graph.  ``backward()`` walks that
+graph from the output back to the inputs and applies the chain rule at every
+op: each node's ``grad``, d(output)/d(node), is the sum over the ops that used
+the node of d(output)/d(op's result) times the op's local derivative
+d(op's result)/d(node).
 
-* ``data``   - the result, a Python float;
-* ``grad``   - d(output)/d(this node), filled in by ``backward()``, starts at 0.0;
-* ``_prev``  - the operands (children) as a tuple, in operand order;
-* ``_op``    - a short name of the op, for printing and the graph renderer;
-* ``_rule``  - the op's derivative rule (None for a leaf);
+Every op is a ``Function``: a ``forward`` that computes the result from the
+operands' numbers, beside a ``backward`` that turns the gradient of the result
+into one gradient per operand.  That one definition serves everywhere: the
+float backward pass here, ``grad(..., create_graph=True)`` (the rules run on
+Values, so the backward pass is differentiable), compiled replay on numpy
+arrays, ``explain`` and the pictures.  Users define their own ops the same way
+(PyTorch's ``torch.autograd.Function``), or the way micrograd's lecture does,
+by assigning a ``_backward`` closure to a hand-built node.
 
-and ``v._backward()`` applies that rule once, by hand, as in micrograd's lecture.
-
-A derivative rule takes the upstream gradient ``g``, the op's output and its
-operands, and returns one gradient per operand: the chain rule of that op.
-Rules are written with operators and the small helpers at the bottom of this
-file, so one rule serves two callers: the fast backward pass calls it with
-plain floats, and ``grad(..., create_graph=True)`` calls it with Values, which
-records the backward pass itself as a graph that can be differentiated again.
-
-Rules never capture their output node (it is passed in), so the graph has no
-reference cycles and is freed by reference counting as soon as it goes out
-of scope.
+Reading order: ``Function`` and ``Context``; the four ops of micrograd's lecture
+(``+``, ``*``, ``**``, ``relu``); ``Value``; ``backward()``'s graph walk and its
+chain-rule loop; then the other ops; last, below the reading path, the tricks
+that make it fast, each named as such.
 
 >>> x = Value(-4.0)
 >>> y = (2 * x + 2 + x).relu() + x**3 / 2 - (x * x + 1).log()
@@ -31,35 +32,273 @@ of scope.
 from __future__ import annotations
 
 import functools
-import math
+import gc
 import numbers
-import warnings
-from collections.abc import Callable, Iterable
+import operator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from threading import get_ident
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
-from . import fmath
-from .grad_mode import _no_grad_threads
+from .grad_mode import _data_read, _data_read_hooks, _hear_data_reads, _no_grad_threads
+from .math import cos as _cos
+from .math import div, equal, exp, expm1, isfinite, log, log1p, pow, sign, where  # noqa: A004
+from .math import sigmoid as _sigmoid
+from .math import sin as _sin
+from .math import sqrt as _sqrt
+from .math import tanh as _tanh
 
 Number = int | float
 Operand = Union["Value", int, float]
-# rule(g, out, *operands) -> one gradient per operand; floats in, floats out, or Values in, Values out.
-Rule = Callable[..., tuple[Any, ...]]
 
 
-def _to_float(x: object, what: str = "Value()") -> float:
-    """The float a number stands for; a clear TypeError for anything else."""
-    if type(x) is float:
-        return x
-    if isinstance(x, numbers.Real):  # int, bool, Fraction, numpy scalars
-        return float(x)
-    if isinstance(x, Value):
-        raise TypeError(
-            f"{what} expects a real number, got a Value ({x!r}); use it directly, or x.detach() for a copy"
+# ---- what an op is ---------------------------------------------------------------------
+
+
+class Context:
+    """What an op's ``backward`` knows of its ``forward`` (PyTorch's ``ctx``).
+
+    ``ctx.inputs`` and ``ctx.output`` are the op's inputs and result (PyTorch
+    hands them to ``setup_context``; a scalar node holds them anyway, so here
+    they are always there and cost nothing).  ``save_for_backward(*values)``
+    keeps anything else forward computed (read it back as ``saved_tensors``);
+    ``needs_input_grad[i]`` says whether input ``i`` is a Value (numbers passed
+    as parameters get no gradient); any other attribute you set
+    (``ctx.slope = slope``) is kept as well.
+    """
+
+    # Slots for what every Context has; user attributes go to __dict__, made only when one is set.
+    __slots__ = ("inputs", "output", "saved_tensors", "needs_input_grad", "_args", "_positions", "__dict__")
+
+    inputs: tuple[Any, ...]
+    output: Any
+    saved_tensors: tuple[Any, ...]
+    needs_input_grad: tuple[bool, ...]
+    _args: tuple[Any, ...] | None  # kept by a node: the arguments, when some were numbers
+    _positions: list[int] | None  # ... and where the Values among them are
+
+    def __init__(self, needs_input_grad: tuple[bool, ...], inputs: tuple[Any, ...] = ()) -> None:
+        self.inputs = inputs
+        self.output = None  # known once forward has returned
+        self.saved_tensors = ()
+        self.needs_input_grad = needs_input_grad
+        self._args = self._positions = None
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Keep ``values`` for ``backward`` (read them back as ``ctx.saved_tensors``)."""
+        self.saved_tensors = values
+
+
+class Function:
+    """An op: ``forward`` computes its result, ``backward`` its chain rule, written side by side once.
+
+    The shape is PyTorch's ``torch.autograd.Function``::
+
+        class Swish(Function):
+            @staticmethod
+            def forward(ctx, x):                   # the inputs' numbers in, one number out
+                s = micrograd.math.sigmoid(x)
+                ctx.save_for_backward(x, s)        # what backward needs
+                return x * s
+
+            @staticmethod
+            def backward(ctx, grad_output):        # d(root)/d(result) in, one gradient per input out
+                x, s = ctx.saved_tensors
+                return grad_output * (s + x * s * (1 - s))
+
+        y = Swish.apply(Value(0.5))                # a Value like any other
+
+    ``apply`` accepts Values and plain numbers; numbers are parameters of the
+    op (passed to ``forward`` as they are) and ``backward`` returns ``None``
+    for them.  Besides what ``save_for_backward`` kept, ``backward`` can read
+    the op's inputs and result as ``ctx.inputs`` and ``ctx.output``.  A scalar
+    engine's simplifications: every input and the result is one number, so
+    there is one ``grad_output`` and ``forward`` returns one number.  Written
+    with operators and ``micrograd.math`` (``where`` instead of an ``if`` on
+    data), the same two methods run on floats (``backward()``), on Values
+    (``grad(..., create_graph=True)``) and on numpy arrays
+    (``micrograd.compile``).  ``name`` is what pictures and ``explain`` call
+    the op (default: the class name).
+    """
+
+    name: ClassVar[str] = ""
+    # Set on the engine's own ops: their backward returns a well-formed tuple, so it is not checked.
+    _trusted: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.__dict__.get("name"):
+            cls.name = cls.__name__
+        cls._trusted = bool(cls.__dict__.get("_trusted", False))
+
+    @staticmethod
+    def forward(ctx: Context, *args: Any) -> Any:
+        """Compute the op's result from its inputs (numbers, or Values or arrays in the other modes)."""
+        raise NotImplementedError("a Function subclass must define forward(ctx, *inputs) as a @staticmethod")
+
+    @staticmethod
+    def backward(ctx: Context, *grad_outputs: Any) -> Any:
+        """Given d(root)/d(result), return d(root)/d(input) for each input (None for none)."""
+        raise NotImplementedError(
+            "a Function subclass must define backward(ctx, grad_output) as a @staticmethod"
         )
-    raise TypeError(
-        f"{what} expects a real number (int, float or numpy scalar), got {type(x).__name__}: {x!r}"
-    )
+
+    @classmethod
+    def apply(cls, *args: Any) -> Value:
+        """Run the op on ``args`` (Values or numbers) and return its result as a node of the graph."""
+        return _apply(cls, args)
+
+
+# ---- the four ops of micrograd's lecture ----------------------------------------------
+
+
+class Add(Function):
+    name = "+"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return a + b
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return g, g  # d(a+b)/da = d(a+b)/db = 1: the gradient flows to both unchanged
+
+
+class Mul(Function):
+    name = "*"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return a * b
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        a, b = ctx.inputs
+        return g * b, g * a  # d(a*b)/da = b, d(a*b)/db = a
+
+
+class PowConst(Function):
+    """x**n for a number n (micrograd's ``**``); the op is called ``**n``."""
+
+    name = "**"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any, n: float) -> Any:
+        return pow(x, n)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        x, n = ctx.inputs
+        # d(x**n)/dx = n * x**(n-1); exactly 0 for n == 0, as in PyTorch (even at x == 0)
+        return (0.0 if n == 0.0 else g * (n * pow(x, n - 1))), None
+
+
+class ReLU(Function):
+    name = "ReLU"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return where(x < 0.0, 0.0, x)  # max(0, x); nan and -0.0 pass through, as in PyTorch
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return (where(ctx.output <= 0.0, 0.0, g),)  # gated by the output, as PyTorch: relu'(0) = 0
+
+
+# ---- the rest of Value's arithmetic -------------------------------------------------------
+
+
+class Sub(Function):
+    name = "-"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return a - b
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return g, -g
+
+
+class Neg(Function):
+    name = "neg"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any) -> Any:
+        return -a
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return (-g,)
+
+
+class Div(Function):
+    name = "/"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return div(a, b)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        _, b = ctx.inputs
+        # d(a/b)/da = 1/b, d(a/b)/db = -a/b**2, computed as PyTorch does: -g * ((a/b)/b)
+        return div(g, b), -g * div(ctx.output, b)
+
+
+# ---- how an op becomes a method of Value ------------------------------------------------
+
+
+def _binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Value, Operand], Value]:
+    """``self <op> other`` (``other <op> self`` if ``reflected``) as ``fn.apply(self, other)``, a
+    number operand becoming a constant leaf.  Written out inline rather than calling ``apply``:
+    these are the hottest lines of the engine (speed tricks 1 and 2, below)."""
+    forward, name = fn.forward, fn.name
+
+    def method(self: Value, other: Operand) -> Value:
+        if type(other) is not Value:
+            other = _operand(other)
+        a, b = (other, self) if reflected else (self, other)
+        node: Value = _new_value(Value)
+        node.data = forward(_ENGINE_CTX, a.data, b.data)
+        node.grad = 0.0
+        node.label = ""
+        if _no_grad_threads and get_ident() in _no_grad_threads:
+            node._prev, node._op, node._fn, node._ctx = (), "", None, None
+        else:
+            node._prev, node._op, node._fn, node._ctx = (a, b), name, fn, None
+        return node
+
+    return method
+
+
+def _unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
+    """``self.<op>()`` as ``fn.apply(self)``, written out inline as ``_binary_method``."""
+    forward, name = fn.forward, fn.name
+
+    def method(self: Value) -> Value:
+        node: Value = _new_value(Value)
+        node.data = forward(_ENGINE_CTX, self.data)
+        node.grad = 0.0
+        node.label = ""
+        if _no_grad_threads and get_ident() in _no_grad_threads:
+            node._prev, node._op, node._fn, node._ctx = (), "", None, None
+        else:
+            node._prev, node._op, node._fn, node._ctx = (self,), name, fn, None
+        return node
+
+    method.__doc__ = doc
+    return method
+
+
+# ---- Value -----------------------------------------------------------------------------
 
 
 class Value:
@@ -74,13 +313,14 @@ class Value:
     4.0
     """
 
-    __slots__ = ("data", "grad", "_prev", "_op", "_rule", "label")
+    __slots__ = ("data", "grad", "_prev", "_op", "_fn", "_ctx", "label")
 
     data: float
     grad: float
-    _prev: tuple[Value, ...]
-    _op: str
-    _rule: Rule | None
+    _prev: tuple[Value, ...]  # the operands, in order
+    _op: str  # the op's name, for printing
+    _fn: type[Function] | None  # the op (None for a leaf)
+    _ctx: Any  # what its forward left for its backward (see _apply)
     label: str
 
     def __init__(self, data: Number, _children: Iterable[Value] = (), _op: str = "", label: str = "") -> None:
@@ -90,241 +330,28 @@ class Value:
         for child in self._prev:
             if not isinstance(child, Value):
                 raise TypeError(f"Value children must be Values, got {type(child).__name__}: {child!r}")
+        if not isinstance(_op, str):
+            raise TypeError(f"_op must be a str, got {type(_op).__name__}: {_op!r}")
         self._op = _op
-        self._rule = None  # built by hand: no derivative rule, gradients stop here
+        self._fn = None  # a node built by hand gets its rule as a `_backward` closure (the lecture's way)
+        self._ctx = None
         if not isinstance(label, str):
             raise TypeError(f"label must be a str, got {type(label).__name__}: {label!r}")
         self.label = label
 
-    def __repr__(self) -> str:
-        extra = f", label={self.label!r}" if self.label else ""
-        return f"Value(data={self.data}, grad={self.grad}{extra})"
-
-    def __float__(self) -> float:
-        if _tracing_threads:
-            _data_read_while_tracing("float() of a Value")
-        return self.data
-
-    def item(self) -> float:
-        """The data as a Python float, as ``torch.Tensor.item()``."""
-        if _tracing_threads:
-            _data_read_while_tracing("Value.item()")
-        return self.data
-
-    def detach(self) -> Value:
-        """A new leaf with the same data, cut off from the graph."""
-        return _leaf(self.data)
-
-    # ---- arithmetic: each op's forward beside its derivative rule ----------
-
-    @staticmethod
-    def _add_rule(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, ...]:
-        return g, g
-
-    def __add__(self, other: Operand) -> Value:
-        other = other if isinstance(other, Value) else _constant(other)
-        return _make(self.data + other.data, (self, other), "+", Value._add_rule)
-
-    def __radd__(self, other: Operand) -> Value:  # other + self; sum() starts with 0 + v
-        other = other if isinstance(other, Value) else _constant(other)
-        return _make(other.data + self.data, (other, self), "+", Value._add_rule)
-
-    @staticmethod
-    def _sub_rule(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, ...]:
-        return g, -g
-
-    def __sub__(self, other: Operand) -> Value:
-        other = other if isinstance(other, Value) else _constant(other)
-        return _make(self.data - other.data, (self, other), "-", Value._sub_rule)
-
-    def __rsub__(self, other: Operand) -> Value:
-        other = other if isinstance(other, Value) else _constant(other)
-        return _make(other.data - self.data, (other, self), "-", Value._sub_rule)
-
-    @staticmethod
-    def _mul_rule(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, ...]:
-        return g * b, g * a
-
-    def __mul__(self, other: Operand) -> Value:
-        other = other if isinstance(other, Value) else _constant(other)
-        return _make(self.data * other.data, (self, other), "*", Value._mul_rule)
-
-    def __rmul__(self, other: Operand) -> Value:
-        other = other if isinstance(other, Value) else _constant(other)
-        return _make(other.data * self.data, (other, self), "*", Value._mul_rule)
-
-    @staticmethod
-    def _div_rule(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, ...]:
-        # d(a/b)/da = 1/b, d(a/b)/db = -a/b**2, computed as PyTorch does: -g * ((a/b)/b)
-        return div(g, b), -g * div(out, b)
-
-    def __truediv__(self, other: Operand) -> Value:
-        other = other if isinstance(other, Value) else _constant(other)
-        return _make(fmath.div(self.data, other.data), (self, other), "/", Value._div_rule)
-
-    def __rtruediv__(self, other: Operand) -> Value:
-        other = other if isinstance(other, Value) else _constant(other)
-        return _make(fmath.div(other.data, self.data), (other, self), "/", Value._div_rule)
-
-    @staticmethod
-    def _pow_rule(g: Any, out: Any, a: Any, b: Any) -> tuple[Any, ...]:
-        # d(a**b)/da = b * a**(b-1); d(a**b)/db = a**b * log(a).
-        # PyTorch's conventions: no base gradient where b == 0 (even at a == 0), and
-        # no exponent gradient at a == 0 with b >= 0 (where log(a) would give 0 * -inf).
-        # As Values (create_graph), the base gradient keeps its formula where that is
-        # finite: its value is 0 all the same, and its derivative in b stays right.
-        x, y = _data(a), _data(b)
-        if y == 0.0 and not (isinstance(b, Value) and x != 0.0 and math.isfinite(x)):
-            ga = 0.0
-        else:
-            ga = g * (b * pow_(a, b - 1))
-        gb = g * 0.0 if (x == 0.0 and y >= 0.0) else g * (out * log(a))
-        return ga, gb
+    __add__ = _binary_method(Add)  # self + other, that is Add.apply(self, other)
+    __mul__ = _binary_method(Mul)  # self * other
 
     def __pow__(self, other: Operand) -> Value:
         if isinstance(other, Value):
-            return _make(fmath.pow(self.data, other.data), (self, other), "**", Value._pow_rule)
+            return Pow.apply(self, other)
         exponent = _to_float(other, "the exponent of **")
-        op, rule = _pow_by_constant(exponent)
-        return _make(fmath.pow(self.data, exponent), (self,), op, rule)
+        out = PowConst.apply(self, exponent)
+        if out._fn is PowConst:
+            out._op = _pow_name(exponent)
+        return out
 
-    def __rpow__(self, other: Operand) -> Value:  # number ** Value
-        base = other if isinstance(other, Value) else _constant(other)
-        return _make(fmath.pow(base.data, self.data), (base, self), "**", Value._pow_rule)
-
-    @staticmethod
-    def _neg_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (-g,)
-
-    def __neg__(self) -> Value:
-        return _make(-self.data, (self,), "neg", Value._neg_rule)
-
-    def __pos__(self) -> Value:
-        return self  # +x is x, as in PyTorch
-
-    def __abs__(self) -> Value:
-        return self.abs()
-
-    @staticmethod
-    def _abs_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (g * sign(a),)  # sign(0) = 0, so abs'(0) = 0
-
-    def abs(self) -> Value:
-        """|x|; its derivative at 0 is 0, as in PyTorch."""
-        return _make(abs(self.data), (self,), "abs", Value._abs_rule)
-
-    # ---- elementary functions ---------------------------------------------
-
-    @staticmethod
-    def _exp_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (g * out,)  # (e**x)' = e**x
-
-    def exp(self) -> Value:
-        """e**x; inf on overflow."""
-        return _make(fmath.exp(self.data), (self,), "exp", Value._exp_rule)
-
-    @staticmethod
-    def _log_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (div(g, a),)  # log'(x) = 1/x
-
-    def log(self) -> Value:
-        """Natural logarithm; -inf at 0 and nan below 0."""
-        return _make(fmath.log(self.data), (self,), "log", Value._log_rule)
-
-    @staticmethod
-    def _sqrt_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (div(g, 2 * out),)  # sqrt'(x) = 1 / (2 sqrt(x)): inf at 0
-
-    def sqrt(self) -> Value:
-        """Square root; nan below 0."""
-        return _make(fmath.sqrt(self.data), (self,), "sqrt", Value._sqrt_rule)
-
-    @staticmethod
-    def _tanh_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (g * (1 - out * out),)  # tanh' = 1 - tanh**2
-
-    def tanh(self) -> Value:
-        """Hyperbolic tangent."""
-        return _make(fmath.tanh(self.data), (self,), "tanh", Value._tanh_rule)
-
-    @staticmethod
-    def _sigmoid_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (g * (1 - out) * out,)  # s' = s (1 - s)
-
-    def sigmoid(self) -> Value:
-        """1 / (1 + e**-x)."""
-        return _make(fmath.sigmoid(self.data), (self,), "sigmoid", Value._sigmoid_rule)
-
-    @staticmethod
-    def _relu_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        # Gated by the output, as PyTorch's threshold_backward: relu'(0) = 0.
-        return (0.0 if out <= 0.0 else g,)
-
-    def relu(self) -> Value:
-        """max(0, x); relu'(0) = 0."""
-        x = self.data
-        return _make(0.0 if x < 0.0 else x, (self,), "ReLU", Value._relu_rule)
-
-    def leaky_relu(self, negative_slope: float = 0.01) -> Value:
-        """x for x > 0, else negative_slope * x."""
-        slope = _to_float(negative_slope, "leaky_relu's negative_slope")
-        x = self.data
-        return _make(x if x > 0.0 else x * slope, (self,), "leaky_relu", _bound(_leaky_relu_rule, slope))
-
-    def elu(self, alpha: float = 1.0) -> Value:
-        """x for x > 0, else alpha * (e**x - 1)."""
-        alpha = _to_float(alpha, "elu's alpha")
-        x = self.data
-        return _make(x if x > 0.0 else fmath.expm1(x) * alpha, (self,), "elu", _bound(_elu_rule, alpha))
-
-    def softplus(self, beta: float = 1.0, threshold: float = 20.0) -> Value:
-        """log(1 + e**(beta x)) / beta, linear above ``threshold`` (PyTorch's defaults)."""
-        beta = _to_float(beta, "softplus's beta")
-        threshold = _to_float(threshold, "softplus's threshold")
-        x = self.data
-        bx = x * beta
-        y = x if bx > threshold else fmath.div(fmath.log1p(fmath.exp(bx)), beta)
-        return _make(y, (self,), "softplus", _bound(_softplus_rule, beta, threshold))
-
-    @staticmethod
-    def _sin_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (g * cos(a),)
-
-    def sin(self) -> Value:
-        """Sine (radians)."""
-        return _make(fmath.sin(self.data), (self,), "sin", Value._sin_rule)
-
-    @staticmethod
-    def _cos_rule(g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-        return (g * -sin(a),)
-
-    def cos(self) -> Value:
-        """Cosine (radians)."""
-        return _make(fmath.cos(self.data), (self,), "cos", Value._cos_rule)
-
-    # ---- comparisons: by data; == and hash stay identity (Values live in sets and dicts)
-
-    def __lt__(self, other: Operand) -> bool:
-        if _tracing_threads:
-            _data_read_while_tracing("comparing Values (<)")
-        return self.data < _data(other)
-
-    def __le__(self, other: Operand) -> bool:
-        if _tracing_threads:
-            _data_read_while_tracing("comparing Values (<=)")
-        return self.data <= _data(other)
-
-    def __gt__(self, other: Operand) -> bool:
-        if _tracing_threads:
-            _data_read_while_tracing("comparing Values (>)")
-        return self.data > _data(other)
-
-    def __ge__(self, other: Operand) -> bool:
-        if _tracing_threads:
-            _data_read_while_tracing("comparing Values (>=)")
-        return self.data >= _data(other)
-
-    # ---- backpropagation ----------------------------------------------------
+    relu = _unary_method(ReLU, "max(0, x); relu'(0) = 0.")
 
     def backward(self, gradient: Number = 1.0) -> None:
         """Backpropagate from this node: add d(self)/d(node) * gradient into every
@@ -332,30 +359,498 @@ class Value:
 
         Gradients accumulate, as in PyTorch: calling ``backward`` twice adds twice,
         so reset them between training steps (``model.zero_grad()``, or
-        ``v.grad = 0.0``).
+        ``v.grad = 0.0``).  A ``.grad`` of 0.0 counts as no gradient yet (PyTorch's
+        None), so a first gradient of -0.0 keeps its sign.
 
         >>> x = Value(3.0)
         >>> (x * x).backward()
         >>> x.grad
         6.0
         """
-        from .autograd import backward
+        order = _topological_order((self,))
+        order[self] = _to_float(gradient, "backward()'s gradient")
+        with _collector_paused():
+            _backpropagate(order, create_graph=False, into_grad=True)
 
-        backward(self, gradient)
+    __neg__ = _unary_method(Neg, "-x.")
+    __radd__ = _binary_method(Add, reflected=True)  # other + self; sum() starts with 0 + v
+    __sub__ = _binary_method(Sub)
+    __rsub__ = _binary_method(Sub, reflected=True)
+    __rmul__ = _binary_method(Mul, reflected=True)
+    __truediv__ = _binary_method(Div)
+    __rtruediv__ = _binary_method(Div, reflected=True)
 
-    def _backward(self) -> None:
+    def __rpow__(self, other: Operand) -> Value:  # number ** Value
+        return Pow.apply(_constant(other), self)
+
+    def __repr__(self) -> str:
+        extra = f", label={self.label!r}" if self.label else ""
+        return f"Value(data={self.data}, grad={self.grad}{extra})"
+
+    # ---- the lecture's hand-written chain-rule step --------------------------------------
+
+    @property
+    def _backward(self) -> Callable[[], None]:
         """One chain-rule step, as micrograd's lecture calls it by hand: add
-        ``self.grad`` times the local derivative into each child's ``.grad``.
-        A leaf does nothing."""
-        if self._rule is None:
-            return
-        grads = self._rule(self.grad, self.data, *(c.data for c in self._prev))
-        for child, g in zip(self._prev, grads):
-            child.grad += g
+        ``self.grad`` times the local derivatives into the operands' ``.grad``.
+        Assign a closure to it to give a hand-built node its rule::
+
+            out = Value(t, (self,), 'tanh')
+            def _backward():
+                self.grad += (1 - t**2) * out.grad
+            out._backward = _backward
+        """
+        if self._fn is _HandWritten:
+            closure: Callable[[], None] = self._ctx
+            return closure
+        return self._chain_step
+
+    @_backward.setter
+    def _backward(self, closure: Callable[[], None]) -> None:
+        if not callable(closure):
+            raise TypeError(f"_backward must be a function of no arguments, got {type(closure).__name__}")
+        self._fn, self._ctx = _HandWritten, closure
+
+    def _chain_step(self) -> None:
+        if self._fn is None:
+            return  # a leaf
+        for child, g in zip(self._prev, _vjp(self, self.grad, False)):
+            if g is not None:
+                child.grad += g
+
+    # ---- the other ops (defined below backward's loop) -------------------------------------
+
+    def __pos__(self) -> Value:
+        return self  # +x is x, as in PyTorch
+
+    def __abs__(self) -> Value:
+        return self.abs()
+
+    def abs(self) -> Value:
+        """|x|; its derivative at 0 is 0, as in PyTorch."""
+        return _apply_values(Abs, (self,))
+
+    def exp(self) -> Value:
+        """e**x; inf on overflow."""
+        return _apply_values(Exp, (self,))
+
+    def expm1(self) -> Value:
+        """e**x - 1, accurate near 0."""
+        return _apply_values(Expm1, (self,))
+
+    def log(self) -> Value:
+        """Natural logarithm; -inf at 0 and nan below 0."""
+        return _apply_values(Log, (self,))
+
+    def log1p(self) -> Value:
+        """log(1 + x), accurate near 0."""
+        return _apply_values(Log1p, (self,))
+
+    def sqrt(self) -> Value:
+        """Square root; nan below 0."""
+        return _apply_values(Sqrt, (self,))
+
+    def tanh(self) -> Value:
+        """Hyperbolic tangent."""
+        return _apply_values(Tanh, (self,))
+
+    def sigmoid(self) -> Value:
+        """1 / (1 + e**-x)."""
+        return _apply_values(Sigmoid, (self,))
+
+    def sin(self) -> Value:
+        """Sine (radians)."""
+        return _apply_values(Sin, (self,))
+
+    def cos(self) -> Value:
+        """Cosine (radians)."""
+        return _apply_values(Cos, (self,))
+
+    def leaky_relu(self, negative_slope: float = 0.01) -> Value:
+        """x for x > 0, else negative_slope * x."""
+        return LeakyReLU.apply(self, _to_float(negative_slope, "leaky_relu's negative_slope"))
+
+    def elu(self, alpha: float = 1.0) -> Value:
+        """x for x > 0, else alpha * (e**x - 1)."""
+        return ELU.apply(self, _to_float(alpha, "elu's alpha"))
+
+    def softplus(self, beta: float = 1.0, threshold: float = 20.0) -> Value:
+        """log(1 + e**(beta x)) / beta, linear above ``threshold`` (PyTorch's defaults)."""
+        beta = _to_float(beta, "softplus's beta")
+        return Softplus.apply(self, beta, _to_float(threshold, "softplus's threshold"))
+
+    # ---- reading the number: comparisons, float(), bool() ---------------------------------
+    # Comparisons compare data; == and hash stay identity, so Values live in sets and dicts.
+    # Each read is reported while a hook listens (micrograd.compile's tracer).
+
+    def __lt__(self, other: Operand) -> bool:
+        if _data_read_hooks:
+            _data_read("comparing Values (<)", "compare")
+        return self.data < _data(other)
+
+    def __le__(self, other: Operand) -> bool:
+        if _data_read_hooks:
+            _data_read("comparing Values (<=)", "compare")
+        return self.data <= _data(other)
+
+    def __gt__(self, other: Operand) -> bool:
+        if _data_read_hooks:
+            _data_read("comparing Values (>)", "compare")
+        return self.data > _data(other)
+
+    def __ge__(self, other: Operand) -> bool:
+        if _data_read_hooks:
+            _data_read("comparing Values (>=)", "compare")
+        return self.data >= _data(other)
+
+    def __bool__(self) -> bool:
+        """``if v:`` tests v != 0, as ``bool(torch.tensor(x))``."""
+        if _data_read_hooks:
+            _data_read("bool() of a Value (`if v:`)", "compare")
+        return self.data != 0.0
+
+    def __float__(self) -> float:
+        if _data_read_hooks:
+            _data_read("float() of a Value", "convert")
+        return self.data
+
+    def item(self) -> float:
+        """The data as a Python float, as ``torch.Tensor.item()``."""
+        if _data_read_hooks:
+            _data_read("Value.item()", "convert")
+        return self.data
+
+    def detach(self) -> Value:
+        """A new leaf with the same data, cut off from the graph."""
+        return _leaf(self.data)
+
+    # numpy: `array * v` must not build an object array of Values; numpy defers to Value's
+    # reflected operators instead, which reject arrays with a clear error.
+    __array_ufunc__ = None
 
 
-def _sum_rule(g: Any, out: Any, *operands: Any) -> tuple[Any, ...]:
-    return (g,) * len(operands)  # d(a + b + ...)/d(each) = 1
+# ---- backward(): the graph walk and the chain-rule loop ----------------------------------
+
+
+def _topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
+    """Every node reachable from ``roots``, each after all of its operands, as the
+    keys of a dict (insertion-ordered) whose values are None: the gradients to come.
+
+    Depth-first without recursion, so a graph a million nodes deep is fine:
+    ``path`` holds the nodes being expanded and ``pending`` an iterator over
+    each one's operands; a node is emitted once all of its operands have been.
+    """
+    order: dict[Value, Any] = {}  # doubles as the visited set
+    for root in roots:
+        if root in order:
+            continue
+        path = [root]
+        pending = [iter(root._prev)]
+        while pending:
+            for child in pending[-1]:
+                if child not in order:  # (a node on the path can't recur: the graph is acyclic)
+                    path.append(child)
+                    pending.append(iter(child._prev))
+                    break
+            else:
+                order[path.pop()] = None
+                pending.pop()
+    return order
+
+
+def _backpropagate(grads: dict[Value, Any], create_graph: bool, into_grad: bool) -> dict[Value, Any]:
+    """The chain rule, node by node, from the outputs back to the leaves.
+
+    ``grads`` is a ``_topological_order`` whose outputs hold their seed
+    gradients; each node, visited after every node computed from it, hands
+    its gradient to its op's ``backward``, and the gradient each operand gets
+    back adds into that operand's entry (a node used twice gets the sum).
+    Floats in, floats out; with ``create_graph`` the gradients are Values and
+    the backward pass is recorded as a graph of its own.  ``into_grad`` adds
+    each node's gradient into its ``.grad`` (``backward()``) instead of only
+    returning them (``grad()``).
+    """
+    unary, binary = _reusable_ctx(1), _reusable_ctx(2)  # speed trick 5
+    for node in reversed(grads):
+        g = grads[node]
+        if g is None:
+            continue  # no gradient flows here
+        if into_grad:
+            node.grad = node.grad + g if node.grad else g  # 0.0 counts as none yet, so -0.0 keeps its sign
+        fn = node._fn
+        if fn is None:
+            if node._prev:
+                raise _no_rule_error(node)
+            continue  # a leaf
+        prev = node._prev
+        if node._ctx is not None or create_graph or not fn._trusted or len(prev) > 2:
+            received = _vjp(node, g, create_graph)
+        elif len(prev) == 2:  # speed trick 5: the engine's own binary ops, inline
+            a, b = prev
+            binary.inputs = (a.data, b.data)
+            binary.output = node.data
+            ga, gb = fn.backward(binary, g)
+            so_far = grads[a]
+            grads[a] = ga if so_far is None else so_far + ga
+            so_far = grads[b]
+            grads[b] = gb if so_far is None else so_far + gb
+            continue
+        else:  # speed trick 5: the engine's own unary ops
+            unary.inputs = (prev[0].data,)
+            unary.output = node.data
+            received = fn.backward(unary, g)
+        for child, contribution in zip(prev, received):
+            if contribution is not None:
+                so_far = grads[child]
+                grads[child] = contribution if so_far is None else so_far + contribution
+    return grads
+
+
+def _vjp(node: Value, g: Any, create_graph: bool) -> Sequence[Any]:
+    """What ``node``'s op sends to each of its operands, given d(root)/d(node) = g:
+    ``backward(ctx, g)``, with ctx holding floats, or Values under ``create_graph``."""
+    fn = node._fn
+    assert fn is not None
+    if create_graph:
+        ctx = _values_ctx(node)
+    elif fn is _HandWritten:
+        ctx = node  # type: ignore[assignment]
+    else:
+        ctx = _floats_ctx(node)
+    grads = fn.backward(ctx, g)
+    if not fn._trusted:
+        return _checked_gradients(fn, node, grads, create_graph)
+    stored = node._ctx
+    if type(stored) is Context and stored._positions is not None:
+        return [grads[i] for i in stored._positions]
+    return grads  # type: ignore[no-any-return]
+
+
+def _accumulated(grad: float, g: float) -> float:
+    """``grad + g``, where a ``grad`` of 0.0 counts as none yet: PyTorch's None, so -0.0 keeps its sign."""
+    return grad + g if grad else g
+
+
+# ---- the other ops ----------------------------------------------------------------------
+
+
+class Sum(Function):
+    """``a + b + c + ...`` as one node (``micrograd.sum``), added in order as builtin ``sum`` does."""
+
+    name = "+"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, *xs: Any) -> Any:
+        return functools.reduce(operator.add, xs)  # ((x0 + x1) + x2) + ...: builtin sum's order
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return (g,) * len(ctx.needs_input_grad)  # d(a + b + ...)/d(each) = 1
+
+
+class Pow(Function):
+    """a**b for two Values."""
+
+    name = "**"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, a: Any, b: Any) -> Any:
+        return pow(a, b)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        a, b = ctx.inputs
+        # d(a**b)/da = b * a**(b-1), which PyTorch sets to exactly 0 where b == 0 (even at a == 0).
+        # Where that formula is finite it is 0 there anyway, and kept (plus 0.0, for the sign of
+        # zero), so that under create_graph its derivative in b stays right.
+        ga = g * (b * pow(a, b - 1))
+        ga = where(equal(b, 0.0), where(isfinite(ga), ga + 0.0, 0.0), ga)
+        # d(a**b)/db = a**b * log(a); 0 where a == 0 and b >= 0 (where log(a) would give 0 * -inf)
+        gb = g * where(equal(a, 0.0) & (b >= 0.0), 0.0, ctx.output * log(a))
+        return ga, gb
+
+
+class Abs(Function):
+    name = "abs"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return abs(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        (x,) = ctx.inputs
+        return (g * sign(x),)  # sign(0) = 0, so abs'(0) = 0
+
+
+class Exp(Function):
+    name = "exp"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return exp(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return (g * ctx.output,)  # (e**x)' = e**x
+
+
+class Expm1(Function):
+    name = "expm1"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return expm1(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        (x,) = ctx.inputs
+        return (g * exp(x),)
+
+
+class Log(Function):
+    name = "log"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return log(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        (x,) = ctx.inputs
+        return (div(g, x),)  # log'(x) = 1/x
+
+
+class Log1p(Function):
+    name = "log1p"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return log1p(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        (x,) = ctx.inputs
+        return (div(g, x + 1.0),)
+
+
+class Sqrt(Function):
+    name = "sqrt"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return _sqrt(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return (div(g, 2 * ctx.output),)  # sqrt'(x) = 1 / (2 sqrt(x)): inf at 0
+
+
+class Tanh(Function):
+    name = "tanh"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return _tanh(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return (g * (1 - ctx.output * ctx.output),)  # tanh' = 1 - tanh**2
+
+
+class Sigmoid(Function):
+    name = "sigmoid"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return _sigmoid(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return (g * (1 - ctx.output) * ctx.output,)  # s' = s (1 - s)
+
+
+class Sin(Function):
+    name = "sin"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return _sin(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        (x,) = ctx.inputs
+        return (g * _cos(x),)
+
+
+class Cos(Function):
+    name = "cos"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any) -> Any:
+        return _cos(x)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        (x,) = ctx.inputs
+        return (g * -_sin(x),)
+
+
+class LeakyReLU(Function):
+    name = "leaky_relu"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any, slope: float) -> Any:
+        return where(x > 0.0, x, x * slope)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        x, slope = ctx.inputs
+        return where(x > 0.0, g, g * slope), None
+
+
+class ELU(Function):
+    name = "elu"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any, alpha: float) -> Any:
+        return where(x > 0.0, x, expm1(x) * alpha)
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        x, alpha = ctx.inputs
+        return where(x > 0.0, g, g * alpha * exp(x)), None
+
+
+class Softplus(Function):
+    name = "softplus"
+    _trusted = True
+
+    @staticmethod
+    def forward(ctx: Context, x: Any, beta: float, threshold: float) -> Any:
+        bx = x * beta
+        return where(bx > threshold, x, div(log1p(exp(bx)), beta))
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        x, beta, threshold = ctx.inputs
+        z = exp(x * beta)
+        # the sigmoid of beta x, written as PyTorch does; linear above the threshold
+        return where(x * beta > threshold, g, g * z / (z + 1)), None, None
 
 
 def sum(values: Iterable[Operand], start: Operand = 0.0) -> Value:  # noqa: A001 - torch.sum's name
@@ -372,47 +867,94 @@ def sum(values: Iterable[Operand], start: Operand = 0.0) -> Value:  # noqa: A001
     >>> s.data, len(s._prev)
     (16.0, 4)
     """
-    operands = [v if isinstance(v, Value) else _constant(v) for v in (start, *values)]
-    total = operands[0].data
-    for v in operands[1:]:
-        total += v.data
-    return _make(total, tuple(operands), "+", _sum_rule)
+    operands = tuple([v if type(v) is Value else _operand(v) for v in (start, *values)])
+    return _node(Sum, Sum.forward(_ENGINE_CTX, *[v.data for v in operands]), operands, None)
 
 
-# ---- compiled replay's tracer asks to hear of data turned into Python values ---------
-
-# Idents of the threads tracing a function for micrograd.compile.
-_tracing_threads: set[int] = set()
+# ---- nodes built by hand, the lecture's way -----------------------------------------------
 
 
-def _data_read_while_tracing(what: str) -> None:
-    if get_ident() in _tracing_threads:
-        from .compile import TracerWarning
+class _HandWritten(Function):
+    """The op of a node whose ``_backward`` closure was assigned by hand (micrograd's lecture).
 
-        warnings.warn(
-            f"{what} while micrograd.compile traces: the outcome is baked into the compiled step "
-            "and will not follow new inputs or parameters (as with torch.jit.trace)",
-            TracerWarning,
-            stacklevel=3,
-        )
+    Its ctx is the node itself.  The closure adds into its operands' ``.grad``;
+    to hear what it sends each operand, those are set to 0.0 around the call
+    (and the node's ``.grad`` to the gradient flowing in), then restored.
+    """
+
+    _trusted = True
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        node: Value = ctx  # type: ignore[assignment]
+        children = list(dict.fromkeys(node._prev))  # a child listed twice receives both parts at once
+        kept = [c.grad for c in children]
+        kept_own = node.grad
+        try:
+            for c in children:
+                c.grad = 0.0
+            node.grad = g
+            node._ctx()
+            received = {c: c.grad for c in children}
+        finally:
+            for c, grad in zip(children, kept):
+                c.grad = grad
+            node.grad = kept_own
+        return tuple(received.pop(c, None) for c in node._prev)
 
 
-# ---- building nodes ----------------------------------------------------------
+def _no_rule_error(node: Value) -> RuntimeError:
+    return RuntimeError(
+        f"cannot backpropagate through op {node._op or '?'!r}: this node was built by hand "
+        f"(Value(data, children, {node._op!r})) without a derivative rule. Give it one the lecture's way "
+        "(out._backward = a closure that adds into the children's .grad) or define the op as a "
+        "micrograd.Function (forward and backward)"
+    )
+
+
+# ---- below the reading path: what makes it fast (and checks it) ---------------------------
+#
+# Speed trick 1: building a node is object.__new__ plus slot stores, skipping __init__'s checks.
+# Speed trick 2: the engine's own ops on Values (the methods made by _unary_method and
+#   _binary_method, Value's other methods and micrograd.sum) skip _apply's sorting of Values
+#   from numbers and give forward a shared, empty Context: the engine's forwards neither save
+#   nor set anything, as backward reads ctx.inputs and ctx.output, which the node holds.
+# Speed trick 3: a node keeps no Context unless it must.  An op that saved nothing, or only
+#   its own inputs and output, keeps None or which ones it saved (a shared tuple of positions,
+#   -1 for the output); backward then gets a Context made on the spot from the node.
+# Speed trick 4: the backward pass pauses Python's cyclic garbage collector: the graph has no
+#   reference cycles, yet on a large graph the collector would walk every node again and again.
+# Speed trick 5: the chain-rule loop calls the engine's own unary and binary ops' backward
+#   itself, with one Context per arity refilled node after node (their backward keeps nothing).
 
 _new_value = object.__new__
+_new_ctx = object.__new__
+_ALL_INPUTS: dict[int, tuple[bool, ...]] = {}  # needs_input_grad of an op whose inputs are all Values
 
 
-def _make(data: float, prev: tuple[Value, ...], op: str, rule: Rule) -> Value:
-    """The output node of an op; a plain leaf inside ``no_grad``."""
-    out: Value = _new_value(Value)
-    out.data = data
-    out.grad = 0.0
-    out.label = ""
-    if _no_grad_threads and get_ident() in _no_grad_threads:
-        out._prev, out._op, out._rule = (), "", None
-    else:
-        out._prev, out._op, out._rule = prev, op, rule
-    return out
+def _all_inputs(n: int) -> tuple[bool, ...]:
+    flags = _ALL_INPUTS.get(n)
+    if flags is None:
+        flags = _ALL_INPUTS[n] = (True,) * n
+    return flags
+
+
+_REFS: dict[tuple[int, ...], tuple[int, ...]] = {}  # one shared tuple per pattern of saved positions
+
+
+class _EngineContext(Context):
+    """The shared Context the engine's own forwards get (speed trick 2); they must not write to it."""
+
+    __slots__ = ()
+
+    def save_for_backward(self, *values: Any) -> None:
+        raise AssertionError("the engine's own ops read ctx.inputs and ctx.output instead of saving")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AssertionError("the engine's own ops set nothing on ctx")
+
+
+_ENGINE_CTX: Context = _new_ctx(_EngineContext)
 
 
 def _leaf(data: float) -> Value:
@@ -420,8 +962,221 @@ def _leaf(data: float) -> Value:
     out.data = data
     out.grad = 0.0
     out.label = ""
-    out._prev, out._op, out._rule = (), "", None
+    out._prev, out._op, out._fn, out._ctx = (), "", None, None
     return out
+
+
+def _node(fn: type[Function], data: float, prev: tuple[Value, ...], kept: Any) -> Value:
+    """The result node of an op; a plain leaf inside ``no_grad``."""
+    out: Value = _new_value(Value)
+    out.data = data
+    out.grad = 0.0
+    out.label = ""
+    if _no_grad_threads and get_ident() in _no_grad_threads:
+        out._prev, out._op, out._fn, out._ctx = (), "", None, None
+    else:
+        out._prev, out._op, out._fn, out._ctx = prev, fn.name, fn, kept
+    return out
+
+
+def _apply(fn: type[Function], args: tuple[Any, ...]) -> Value:
+    """``fn.apply(*args)``: forward on the inputs' numbers, then the result as a node."""
+    xs: list[Any] = []
+    flags: list[bool] = []
+    prev: list[Value] = []
+    for a in args:
+        if isinstance(a, Value):
+            prev.append(a)
+            xs.append(a.data)
+            flags.append(True)
+        else:
+            xs.append(a)
+            flags.append(False)
+    inputs = tuple(xs)
+    ctx = Context(tuple(flags), inputs)
+    out = fn.forward(ctx, *inputs)
+    data = out if type(out) is float else _forward_result(fn, out)
+    mixed = len(prev) < len(args)
+    return _node(fn, data, tuple(prev), _kept(ctx, inputs, data, args if mixed else None))
+
+
+def _kept(ctx: Context, xs: Sequence[Any], out: float, args: tuple[Any, ...] | None) -> Any:
+    """What a node keeps of its op's Context (speed trick 3): None, the positions of the saved
+    inputs (-1: the output) when that is all it saved, or else the Context itself, which then
+    also remembers the arguments (``_args``) and where the Values among them are (``_positions``)."""
+    saved = ctx.saved_tensors
+    if args is None and not ctx.__dict__:  # all inputs are Values, and no attribute was set
+        if not saved:
+            return None
+        refs = []
+        for s in saved:
+            if s is out:
+                refs.append(-1)
+                continue
+            matches = [i for i, x in enumerate(xs) if s is x]
+            if len(matches) != 1:
+                # not an input, or ambiguous: two inputs can share one float object, and under
+                # create_graph the position decides which Value the saved number stands for
+                break
+            refs.append(matches[0])
+        else:
+            key = tuple(refs)
+            return _REFS.setdefault(key, key)
+    ctx.output = out
+    if args is not None:
+        ctx._args = args
+        ctx._positions = [i for i, a in enumerate(args) if isinstance(a, Value)]
+    return ctx
+
+
+def _apply_values(fn: type[Function], values: Sequence[Value]) -> Value:
+    """Speed trick 2 for the engine's own n-ary op on Values (``micrograd.sum``)."""
+    out = fn.forward(_ENGINE_CTX, *[v.data for v in values])
+    return _node(fn, out, tuple(values), None)
+
+
+def _floats_ctx(node: Value) -> Context:
+    """The Context ``backward`` gets on the float path: the one the node kept, or one made
+    on the spot from the node (speed trick 3)."""
+    stored = node._ctx
+    if type(stored) is Context:
+        return stored
+    prev = node._prev
+    ctx: Context = _new_ctx(Context)
+    ctx.inputs = tuple([c.data for c in prev])
+    ctx.output = node.data
+    ctx.needs_input_grad = _all_inputs(len(prev))
+    ctx.saved_tensors = (
+        () if stored is None else tuple([node.data if i < 0 else ctx.inputs[i] for i in stored])
+    )
+    return ctx
+
+
+def _values_ctx(node: Value) -> Context:
+    """The Context ``backward`` gets under ``create_graph``: inputs, output and what forward
+    saved, as Values.  Saved inputs and output are the graph's own nodes; anything else forward
+    computed is computed again, by running forward on the input Values."""
+    fn, stored, prev = node._fn, node._ctx, node._prev
+    if fn is _HandWritten:
+        raise RuntimeError(
+            f"cannot differentiate op {node._op or '?'!r} twice: its rule is a hand-written _backward "
+            "closure, which adds floats into .grad and records no graph. Define the op as a "
+            "micrograd.Function (forward and backward written with operators and micrograd.math) "
+            "to use it with grad(create_graph=True), gradgradcheck and compile"
+        )
+    if type(stored) is not Context:
+        ctx: Context = _new_ctx(Context)
+        ctx.inputs = prev
+        ctx.output = node
+        ctx.needs_input_grad = _all_inputs(len(prev))
+        ctx.saved_tensors = () if stored is None else tuple(node if i < 0 else prev[i] for i in stored)
+        return ctx
+    args = stored._args if stored._args is not None else prev
+    ctx = Context(stored.needs_input_grad, tuple(args))
+    assert fn is not None
+    if stored.saved_tensors or stored.__dict__:  # forward computed something to keep: do it again on Values
+
+        def refuse(what: str, kind: str) -> None:
+            if kind == "convert":
+                raise TypeError(
+                    f"{fn.name}.forward turned a Value into a Python float ({what}) while running on "
+                    "Values for create_graph, which would cut the graph: write forward with operators "
+                    "and micrograd.math (e.g. micrograd.math.exp, not math.exp)"
+                )
+
+        with _hear_data_reads(refuse):
+            fn.forward(ctx, *args)
+    ctx.output = node
+    return ctx
+
+
+def _reusable_ctx(n: int) -> Context:
+    """A Context for the float path of the engine's own n-ary ops, whose backward reads
+    ``inputs`` and ``output`` and keeps nothing: one serves a whole backward pass."""
+    ctx: Context = _new_ctx(Context)
+    ctx.saved_tensors = ()
+    ctx.needs_input_grad = _all_inputs(n)
+    return ctx
+
+
+def _forward_result(fn: type[Function], out: Any) -> float:
+    if isinstance(out, Value):
+        raise TypeError(
+            f"{fn.name}.forward returned a Value; it receives the inputs' numbers and must return a "
+            "number (compute with operators and micrograd.math, not with Values)"
+        )
+    if isinstance(out, (tuple, list)):
+        raise TypeError(
+            f"{fn.name}.forward returned {type(out).__name__} of {len(out)}; an op returns one number "
+            "(a scalar engine: one Value per result; write one Function per output)"
+        )
+    return _to_float(out, f"{fn.name}.forward's result")
+
+
+def _checked_gradients(fn: type[Function], node: Value, grads: Any, create_graph: bool) -> list[Any]:
+    """A user op's gradients, one per Value operand, after checking their count and type."""
+    stored = node._ctx
+    n_args = len(stored.needs_input_grad) if type(stored) is Context else len(node._prev)
+    if not isinstance(grads, (tuple, list)):
+        grads = (grads,)
+    if len(grads) != n_args:
+        raise TypeError(
+            f"{fn.name}.backward returned {len(grads)} gradient(s), but forward took {n_args} input(s): "
+            "return one per input, None for an input that gets none"
+        )
+    positions = stored._positions if type(stored) is Context else None
+    picked = grads if positions is None else [grads[i] for i in positions]
+    result = []
+    for k, g in enumerate(picked):
+        if g is None or type(g) is float or (create_graph and isinstance(g, Value)):
+            result.append(g)
+        elif isinstance(g, Value):
+            raise TypeError(
+                f"{fn.name}.backward returned a Value for input {k} on the float path; "
+                "write it with operators and micrograd.math on its arguments"
+            )
+        else:
+            result.append(_to_float(g, f"{fn.name}.backward's gradient for input {k}"))
+    return result
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Speed trick 4. Restored on exit, exceptions included; never switched on if it was off."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _to_float(x: object, what: str = "Value()") -> float:
+    """The float a number stands for; a clear TypeError for anything else."""
+    if type(x) is float:
+        return x
+    if isinstance(x, numbers.Real):  # int, bool, Fraction, numpy floats and ints
+        return float(x)
+    if isinstance(x, Value):
+        raise TypeError(
+            f"{what} expects a real number, got a Value ({x!r}); use it directly, or x.detach() for a copy"
+        )
+    if type(x).__module__ == "numpy" and getattr(x, "ndim", None) == 0 and hasattr(x, "__float__"):
+        return float(x)  # numpy's bool scalar, which is no numbers.Real
+    if type(x).__module__ == "numpy" and getattr(x, "ndim", 0) > 0:
+        raise TypeError(
+            f"{what} expects a real number, got a numpy array of shape {x.shape}; "  # type: ignore[attr-defined]
+            "Values are scalars: build one Value per element (or use micrograd.compile for arrays)"
+        )
+    raise TypeError(
+        f"{what} expects a real number (int, float or numpy scalar), got {type(x).__name__}: {x!r}"
+    )
+
+
+def _operand(x: object) -> Value:
+    """A Value as it is; a number as a constant leaf."""
+    return x if isinstance(x, Value) else _constant(x)
 
 
 def _constant(x: object) -> Value:
@@ -435,69 +1190,5 @@ def _data(x: Operand) -> float:
     return _to_float(x, "a comparison with a Value")
 
 
-# ---- derivative rules that take a parameter ----------------------------------------
-# Each is a plain function of (parameter(s), g, out, a); a node stores it bound to its
-# parameter values with functools.partial (cached per value), so the parameters stay
-# readable as ``rule.args`` (compiled replay reads them there).
-
-
-def _pow_by_constant_rule(n: float, g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-    # d(x**n)/dx = n * x**(n-1); exactly 0 for n == 0, as in PyTorch (even at x == 0)
-    return (0.0 if n == 0.0 else g * (n * pow_(a, n - 1)),)
-
-
-def _leaky_relu_rule(slope: float, g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-    return (g if a > 0.0 else g * slope,)
-
-
-def _elu_rule(alpha: float, g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-    return (g if a > 0.0 else g * alpha * exp(a),)
-
-
-def _softplus_rule(beta: float, threshold: float, g: Any, out: Any, a: Any) -> tuple[Any, ...]:
-    if a * beta > threshold:
-        return (g,)
-    z = exp(a * beta)
-    return (g * z / (z + 1),)  # the sigmoid of beta x, written as PyTorch does
-
-
-@functools.lru_cache(maxsize=256)
-def _pow_by_constant(n: float) -> tuple[str, Rule]:
-    return f"**{n:g}", functools.partial(_pow_by_constant_rule, n)
-
-
-@functools.lru_cache(maxsize=256)
-def _bound(rule: Callable[..., tuple[Any, ...]], *params: float) -> Rule:
-    return functools.partial(rule, *params)
-
-
-# ---- the math that rules use: floats in, floats out; Values in, Values out --------
-
-
-def div(a: Any, b: Any) -> Any:
-    return a / b if isinstance(a, Value) or isinstance(b, Value) else fmath.div(a, b)
-
-
-def pow_(a: Any, b: Any) -> Any:
-    return a**b if isinstance(a, Value) or isinstance(b, Value) else fmath.pow(a, b)
-
-
-def exp(a: Any) -> Any:
-    return a.exp() if isinstance(a, Value) else fmath.exp(a)
-
-
-def log(a: Any) -> Any:
-    return a.log() if isinstance(a, Value) else fmath.log(a)
-
-
-def sin(a: Any) -> Any:
-    return a.sin() if isinstance(a, Value) else fmath.sin(a)
-
-
-def cos(a: Any) -> Any:
-    return a.cos() if isinstance(a, Value) else fmath.cos(a)
-
-
-def sign(a: Any) -> float:
-    """A constant: the derivative of sign is 0 wherever it exists."""
-    return fmath.sign(_data(a))
+def _pow_name(n: float) -> str:
+    return f"**{n:g}"

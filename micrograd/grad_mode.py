@@ -91,3 +91,39 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled expects a bool, got {type(mode).__name__}: {mode!r}")
         self._enabled = mode
+
+
+# ---- hearing of Values read as Python numbers ------------------------------------
+# ``micrograd.compile`` traces a function once and replays the graph: a Value the
+# function turned into a bool or a float (``if v > 0``, ``float(v)``) fixes that
+# outcome in the replay, so the tracer wants to hear of it.  Re-running a
+# Function's forward on Values (for ``create_graph``) wants to hear of ``float(v)``,
+# which would cut the graph.  Hooks are per thread, innermost last; Values call
+# ``_data_read`` only while some thread has one, so the common case costs one
+# truth test.
+
+# thread ident -> hooks, innermost last; each gets (what, kind) with kind "compare" or "convert"
+_data_read_hooks: dict[int, list[Callable[[str, str], None]]] = {}
+
+
+def _data_read(what: str, kind: str) -> None:
+    hooks = _data_read_hooks.get(threading.get_ident())
+    if hooks:
+        hooks[-1](what, kind)
+
+
+class _hear_data_reads:  # noqa: N801 - used as a context manager, like no_grad
+    """Within the block, this thread's Values report being read as numbers to ``hook``."""
+
+    def __init__(self, hook: Callable[[str, str], None]) -> None:
+        self._hook = hook
+
+    def __enter__(self) -> None:
+        _data_read_hooks.setdefault(threading.get_ident(), []).append(self._hook)
+
+    def __exit__(self, *exc: object) -> None:
+        ident = threading.get_ident()
+        hooks = _data_read_hooks[ident]
+        hooks.pop()
+        if not hooks:
+            del _data_read_hooks[ident]

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .autograd import topological_order
-from .engine import Value
+from .engine import Value, _vjp
 
 Roots = Value | Sequence[Value]
 
@@ -353,14 +353,16 @@ def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> Ba
         if not v._prev:
             continue
         g = grads[v]
-        if v._rule is None:
+        if v._fn is None:
             steps.append(BackwardStep(v, g, (), False))
             continue
-        operand_data = [c.data for c in v._prev]
-        local = v._rule(1.0, v.data, *operand_data)
-        contributions = v._rule(g, v.data, *operand_data)
+        # The op's own backward, asked twice: with 1.0 for the local derivatives, with g for what flows.
+        local = _vjp(v, 1.0, False)
+        contributions = _vjp(v, g, False)
         received = []
         for child, loc, contrib in zip(v._prev, local, contributions):
+            loc = 0.0 if loc is None else loc
+            contrib = 0.0 if contrib is None else contrib
             grads[child] += contrib
             received.append(Contribution(child, loc, contrib, grads[child]))
         steps.append(BackwardStep(v, g, tuple(received), True))

@@ -7,7 +7,16 @@ import math
 import pytest
 
 import micrograd
-from micrograd import GradcheckError, Value, grad, gradcheck, gradgradcheck, topological_order
+from micrograd import (
+    Context,
+    Function,
+    GradcheckError,
+    Value,
+    grad,
+    gradcheck,
+    gradgradcheck,
+    topological_order,
+)
 
 
 def test_grad_returns_floats_and_leaves_dot_grad_alone() -> None:
@@ -83,12 +92,18 @@ def test_gradcheck_passes_and_fails_with_a_clear_message() -> None:
     x = Value(0.3, label="x")
     assert gradcheck(lambda v: v.exp() * v.tanh(), [x])
 
-    def wrong_square(v: Value) -> Value:  # a rule off by a factor of 2
-        out = v * v
-        rule = out._rule
-        assert rule is not None
-        out._rule = lambda g, o, a, b: tuple(2 * gi for gi in rule(g, o, a, b))
-        return out
+    class WrongSquare(Function):  # a rule off by a factor of 2
+        @staticmethod
+        def forward(ctx: Context, v: float) -> float:
+            ctx.save_for_backward(v)
+            return v * v
+
+        @staticmethod
+        def backward(ctx: Context, g: float) -> float:
+            (v,) = ctx.saved_tensors
+            return 4 * v * g
+
+    wrong_square = WrongSquare.apply
 
     with pytest.raises(GradcheckError, match=r"input 0 \('x'\) at 0.3: analytical 1.2, numerical 0.59999"):
         gradcheck(wrong_square, [x])

@@ -74,7 +74,7 @@ def test_repr_and_card_shape() -> None:
     assert c._prev == (a, b) and c._op == "*"
     assert (a * a)._prev == (a, a)  # a tuple in operand order, never a set
     assert (2 - a)._prev[1] is a and (2 - a)._prev[0].data == 2.0
-    assert a._rule is None and c._rule is not None
+    assert a._fn is None and c._fn is micrograd.engine.Mul and c._backward is not None
     assert not hasattr(a, "__dict__")  # __slots__
     assert isinstance(Value(3).data, float) and isinstance(a.grad, float)
 
