@@ -23,13 +23,18 @@ from benchmarks import install_reference
 from benchmarks.suite import REFERENCE_DIR, REFERENCE_VERSION, REPO_ROOT
 
 
-def load_upstream(name: str) -> ModuleType:
-    """micrograd 0.1.0's file ``name`` (``"nn"``: micrograd/nn.py, ``"test_engine"``: its test file),
-    executed as a new module bound to this project's engine; skips the test when it cannot be fetched."""
+def ensure_installed() -> None:
+    """micrograd 0.1.0 in REFERENCE_DIR (fetched now if missing), or skip the test with pip's reason."""
     try:
         install_reference.install(quiet=True)
     except install_reference.ReferenceUnavailableError as exc:
         pytest.skip(f"micrograd {REFERENCE_VERSION} could not be fetched from the package index: {exc}")
+
+
+def load_upstream(name: str) -> ModuleType:
+    """micrograd 0.1.0's file ``name`` (``"nn"``: micrograd/nn.py, ``"test_engine"``: its test file),
+    executed as a new module bound to this project's engine; skips the test when it cannot be fetched."""
+    ensure_installed()
     # A file whose SHA-256 is not upstream's raises ReferenceMismatchError: a failure, not a skip.
     path = install_reference.upstream_file(name)
     ours = Path(micrograd.engine.__file__).resolve()
