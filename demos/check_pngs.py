@@ -3,8 +3,11 @@
 A PNG passes when its signature, chunk structure and every chunk's CRC are
 valid, it starts with IHDR and ends with IEND, its compressed pixel data
 inflates to exactly the size the header announces, its width and height
-lie within ``--min-side``..``--max-side`` pixels, and it is not a single flat
-colour.  ``--expect NAME`` (repeatable) also requires that file to exist.
+lie within ``--min-side``..``--max-side`` pixels, it is at most
+``--max-width`` pixels wide (default 2000: a picture readable without
+zooming, which is why the demos draw long graphs top to bottom), and it is
+not a single flat colour.  ``--expect NAME`` (repeatable) also requires that
+file to exist.
 
     python -m demos.check_pngs out --expect decision_boundary.png --expect loss_curve.png
 
@@ -20,6 +23,7 @@ import zlib
 from pathlib import Path
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
+MAX_WIDTH = 2000  # pixels: the widest picture a demo may write
 CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # colour type -> samples per pixel
 
 
@@ -77,7 +81,7 @@ def png_size(data: bytes) -> tuple[int, int]:
     return width, height
 
 
-def check(path: Path, min_side: int, max_side: int) -> str | None:
+def check(path: Path, min_side: int, max_side: int, max_width: int = MAX_WIDTH) -> str | None:
     """None if ``path`` is a good PNG, else what is wrong with it."""
     try:
         width, height = png_size(path.read_bytes())
@@ -85,6 +89,8 @@ def check(path: Path, min_side: int, max_side: int) -> str | None:
         return f"{path}: {exc}"
     if not (min_side <= width <= max_side and min_side <= height <= max_side):
         return f"{path}: {width}x{height} pixels, outside {min_side}..{max_side} per side"
+    if width > max_width:
+        return f"{path}: {width} pixels wide, more than {max_width}"
     return None
 
 
@@ -96,6 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--max-side", type=int, default=20000, help="largest width/height in pixels (default: 20000)"
     )
+    p.add_argument(
+        "--max-width",
+        type=int,
+        default=MAX_WIDTH,
+        help=f"largest width in pixels (default: {MAX_WIDTH})",
+    )
     args = p.parse_args(argv)
     if not args.directory.is_dir():
         p.error(f"{str(args.directory)!r} is not a directory")
@@ -105,7 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if not paths:
         problems.append(f"{args.directory}: no PNG files")
-    problems += [msg for path in paths if (msg := check(path, args.min_side, args.max_side)) is not None]
+    problems += [
+        msg
+        for path in paths
+        if (msg := check(path, args.min_side, args.max_side, args.max_width)) is not None
+    ]
     for msg in problems:
         print(msg, file=sys.stderr)
     if not problems:

@@ -56,8 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     ax.plot(xs, dys, "o", color="#e8590c", markersize=3, label="f'(x) from backward()")
     ax.axhline(0, color="black", linewidth=0.5)
     ax.set_xlabel("x")
-    ax.set_title(f"The engine's derivative of x³ + x (max error {error:.1e})")
-    ax.legend()
+    ax.set_ylabel("value")
+    ax.set_title(f"derivative: f(x) = x³ + x and f'(x) by backward() (max error {error:.1e})")
+    ax.legend(loc="best")
     fig.tight_layout()
     _common.save(fig, out / "derivative.png", written)
 
@@ -65,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     y = f(x)
     y.label = "f"
     y.backward()
-    _common.render_graph(y, out / "derivative_graph.png", written)
+    title = "derivative: the graph of f(x) = x³ + x at x = 1.2 after backward(); df/dx = grad of x"
+    _common.render_graph(y, out / "derivative_graph.png", written, title)
 
     if not args.quiet:
         print(f"f(1.2) = {y.data:.4f}, f'(1.2) = {x.grad:.4f} (3 * 1.2**2 + 1 = {3 * 1.2**2 + 1:.4f})")

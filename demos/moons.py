@@ -25,6 +25,8 @@ from nn.metrics import accuracy
 
 ALPHA = 1e-4  # L2 strength, as micrograd's demo
 ADAM_LR = 0.05
+COLOURS = ["#e03131", "#1971c2"]  # the points of class 0 and 1
+REGIONS = ["#ffc9c9", "#a5d8ff"]  # where the model predicts class 0 and 1
 
 
 def loss_and_accuracy(model: MLP, xs: list[list[float]], y: list[int]) -> tuple[Value, float]:
@@ -92,20 +94,39 @@ def plot_boundary(model: MLP, xs: list[list[float]], y: list[int], path: Path, w
     with no_grad():  # inference: no graph, so no memory spent on it
         zz = np.array([model([float(a), float(b)]).data for a, b in zip(xx.ravel(), yy.ravel())])  # type: ignore[union-attr]
     plt = _common.pyplot()
-    fig, ax = plt.subplots(figsize=(6, 5))
-    ax.contourf(xx, yy, zz.reshape(xx.shape) > 0, levels=[-0.5, 0.5, 1.5], colors=["#ffc9c9", "#a5d8ff"])
+    fig, ax = plt.subplots(figsize=(6.5, 5.5))
+    ax.contourf(xx, yy, zz.reshape(xx.shape) > 0, levels=[-0.5, 0.5, 1.5], colors=REGIONS)
     ax.contour(xx, yy, zz.reshape(xx.shape), levels=[0.0], colors="black", linewidths=1)
-    ax.scatter(x0, x1, c=["#e03131" if t == 0 else "#1971c2" for t in y], s=25, edgecolors="black")
-    ax.set_title("Decision boundary of MLP(2, [16, 16, 1])")
-    ax.set_xlabel("x0")
-    ax.set_ylabel("x1")
+    for c in (0, 1):
+        points = [p for p, t in zip(xs, y) if t == c]
+        ax.scatter(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            color=COLOURS[c],
+            s=25,
+            edgecolors="black",
+            label=f"class {c}",
+        )
+    _common.region_legend(ax, REGIONS, boundary="decision boundary (score 0)")
+    ax.set_title("moons: decision boundary of MLP(2, [16, 16, 1])")
+    ax.set_xlabel("x₀")
+    ax.set_ylabel("x₁")
     fig.tight_layout()
     _common.save(fig, path, written)
 
 
-def plot_curves(loss_curve: list[float], acc_curve: list[float], path: Path, written: list[Path]) -> None:
+def plot_curves(
+    loss_curve: list[float], acc_curve: list[float], path: Path, written: list[Path], optimizer: str = "sgd"
+) -> None:
     _common.plot_curves(
-        loss_curve, acc_curve, path, written, "loss (hinge + L2)", "training accuracy (%)", log_loss=True
+        loss_curve,
+        acc_curve,
+        path,
+        written,
+        f"moons: training MLP(2, [16, 16, 1]) with {'SGD' if optimizer == 'sgd' else 'Adam'}, full batch",
+        "hinge loss + L2",
+        "training accuracy",
+        log_loss=True,
     )
 
 
@@ -122,7 +143,8 @@ def neuron_graph(model: MLP, xs: list[list[float]], path: Path, written: list[Pa
     out.label = "out"
     neuron.zero_grad()  # show this graph's gradients, not the last training step's
     out.backward()
-    _common.render_graph(out, path, written, params=neuron.parameters())
+    title = "moons: the first hidden neuron of the trained MLP on one input, backward() from its output"
+    _common.render_graph(out, path, written, title, params=neuron.parameters())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     loss, acc = loss_and_accuracy(model, xs, y)
 
     plot_boundary(model, xs, y, out / "decision_boundary.png", written)
-    plot_curves(loss_curve, acc_curve, out / "loss_curve.png", written)
+    plot_curves(loss_curve, acc_curve, out / "loss_curve.png", written, args.optimizer)
     neuron_graph(model, xs, out / "neuron_graph.png", written)
 
     print(f"after {args.steps} steps ({args.optimizer}): loss {loss.data:.4f}, training accuracy {acc:.0%}")

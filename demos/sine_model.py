@@ -43,7 +43,10 @@ class SineModel:
         a = x * x if isinstance(x, Value) else Value(x * x)
         b = (self.w1 * a + self.w3).relu()
         c = (self.w2 * a + self.w3).relu()
-        return (b + c).sin() * 4
+        y_hat = (b + c).sin() * 4
+        # The docstring's names, shown in the graph picture.
+        a.label, b.label, c.label, y_hat.label = "a", "b", "c", "y_hat"
+        return y_hat
 
 
 def target(x: float) -> float:
@@ -55,6 +58,7 @@ def losses_of(model: SineModel, x: float) -> tuple[Value, Value]:
     y_hat = model(Value(x, label="x"))
     mse = (target(x) - y_hat) ** 2
     penalty = sum((w * w for w in model.parameters()), Value(0.0))
+    mse.label, penalty.label = "squared_error", "penalty"
     return mse + PENALTY * penalty, mse
 
 
@@ -105,10 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         linewidth=2,
         label=f"running mean ({WINDOW} steps)",
     )
-    ax.set_xlabel("step")
-    ax.set_ylabel("(4 sin(x⁴) − ŷ)²")
-    ax.set_title(f"SGD, lr = {args.lr:g}: {weights}")
-    ax.legend()
+    ax.set_xlabel(_common.STEP_LABEL)
+    ax.set_ylabel("squared error (4 sin(x⁴) − ŷ)²")
+    ax.set_title(f"sine model: squared error per step, SGD (lr = {args.lr:g})\nafter training: {weights}")
+    _common.integer_steps(ax)
+    ax.legend(loc="best")
     fig.tight_layout()
     _common.save(fig, out / "sine_loss.png", written)
 
@@ -117,14 +122,17 @@ def main(argv: list[str] | None = None) -> int:
     ax.plot(grid, before, "--", color="#adb5bd", label="model before training")
     ax.plot(grid, after, color="#e8590c", label=f"model after {args.steps} steps")
     ax.set_xlabel("x")
-    ax.legend()
+    ax.set_ylabel("y")
+    ax.set_title(f"sine model: the fit of 4 sin(x⁴) before and after {args.steps} steps")
+    ax.legend(loc="best")
     fig.tight_layout()
     _common.save(fig, out / "sine_fit.png", written)
 
     loss, _ = losses_of(model, 0.5)
     loss.label = "loss"
     loss.backward()
-    _common.render_graph(loss, out / "sine_graph.png", written, params=model.parameters())
+    title = "sine model: the graph of the loss at x = 0.5 after training, backward() from the loss"
+    _common.render_graph(loss, out / "sine_graph.png", written, title, params=model.parameters())
 
     if not args.quiet:
         k = min(50, len(errors))

@@ -78,23 +78,38 @@ def plot_regions(model: MLP, xs: list[list[float]], y: list[int], path: Path, wr
             xx.shape
         )
     plt = _common.pyplot()
-    fig, ax = plt.subplots(figsize=(6, 6))
+    fig, ax = plt.subplots(figsize=(6.5, 6.5))
     ax.contourf(xx, yy, zz, levels=[-0.5, 0.5, 1.5, 2.5], colors=REGIONS)
-    ax.scatter([p[0] for p in xs], [p[1] for p in xs], c=[COLOURS[c] for c in y], s=18, edgecolors="black")
-    ax.set_title("Decision regions of MLP(2, [16, 16, 3]), softmax cross-entropy")
+    for c in range(CLASSES):
+        points = [p for p, t in zip(xs, y) if t == c]
+        ax.scatter(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            color=COLOURS[c],
+            s=18,
+            edgecolors="black",
+            label=f"class {c}",
+        )
+    _common.region_legend(ax, REGIONS)
+    ax.set_title("spirals: decision regions of MLP(2, [16, 16, 3])")
+    ax.set_xlabel("x₀")
+    ax.set_ylabel("x₁")
     ax.set_aspect("equal")
     fig.tight_layout()
     _common.save(fig, path, written)
 
 
-def plot_curves(loss_curve: list[float], acc_curve: list[float], path: Path, written: list[Path]) -> None:
+def plot_curves(
+    loss_curve: list[float], acc_curve: list[float], path: Path, written: list[Path], batch: int = 30
+) -> None:
     _common.plot_curves(
         loss_curve,
         acc_curve,
         path,
         written,
-        "cross-entropy of the mini-batch",
-        "mini-batch accuracy (%)",
+        f"spirals: training MLP(2, [16, 16, 3]) with Adam, mini-batches of {batch}",
+        "softmax cross-entropy of the mini-batch",
+        "mini-batch accuracy",
         linewidth=0.8,
     )
 
@@ -121,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         loss, acc = losses.cross_entropy(zs, y), accuracy(zs, y)
 
     plot_regions(model, xs, y, out / "spirals_regions.png", written)
-    plot_curves(loss_curve, acc_curve, out / "spirals_curves.png", written)
+    plot_curves(loss_curve, acc_curve, out / "spirals_curves.png", written, batch)
 
     print(f"after {args.steps} steps (adam): loss {loss.data:.4f}, training accuracy {acc:.0%}")
     _common.report(written)

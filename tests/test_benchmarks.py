@@ -15,12 +15,17 @@ from benchmarks.install_reference import installed_version
 from benchmarks.moons import initial_weights, make_moons
 from benchmarks.report import max_rel_diff
 from benchmarks.suite import REFERENCE_DIR, REFERENCE_VERSION, REPO_ROOT, WORKLOADS
+from tests.micrograd_reference import ensure_installed
 
-needs_reference = pytest.mark.skipif(
-    installed_version() != REFERENCE_VERSION,
-    reason=f"micrograd {REFERENCE_VERSION} is not installed in {REFERENCE_DIR}; "
-    "install it with `python -m benchmarks.install_reference`",
-)
+
+@pytest.fixture
+def reference() -> None:
+    """micrograd 0.1.0 in REFERENCE_DIR, fetched at set-up if missing (skipped without the index)."""
+    ensure_installed()
+    assert installed_version() == REFERENCE_VERSION
+
+
+needs_reference = pytest.mark.usefixtures("reference")
 
 
 def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:

@@ -18,8 +18,9 @@ pytest.importorskip("tqdm", reason="the training demos show a tqdm progress bar;
 pytest.importorskip("numpy", reason="the decision-boundary plots use numpy, which is not installed")
 graphviz = pytest.importorskip("graphviz", reason="the demos render graphs with graphviz, not installed")
 
-from demos import check_pngs, derivative, moons, sine_model, spirals  # noqa: E402
+from demos import _common, check_pngs, derivative, moons, sine_model, spirals  # noqa: E402
 from micrograd import Value, is_grad_enabled  # noqa: E402
+from micrograd.viz import COLOURS  # noqa: E402
 from tests.graphviz_support import needs_dot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +59,7 @@ def test_short_run_writes_valid_pngs(name: str, tmp_path: Path, capsys: pytest.C
     for png in PNGS[name]:
         assert f"wrote {out / png}" in stdout
         width, height = check_pngs.png_size((out / png).read_bytes())
-        assert 100 <= width <= 20000 and 100 <= height <= 20000
+        assert 100 <= width <= 2000 and 100 <= height <= 20000, (png, width, height)
     assert check_pngs.main([str(out), *(f"--expect={p}" for p in PNGS[name])]) == 0
 
 
@@ -198,6 +199,108 @@ def test_sine_model_is_the_seed_model() -> None:
     target = 4 * __import__("math").sin(x**4)
     assert mse.data == pytest.approx((target - expected) ** 2)
     assert loss.data == pytest.approx(mse.data + 0.1 * (1.7**2 + 0.2**2 + 0.6**2))
+
+
+# ---- how the pictures look ---------------------------------------------------------
+
+PREFIX = {
+    "moons": "moons: ",
+    "spirals": "spirals: ",
+    "derivative": "derivative: ",
+    "sine_model": "sine model: ",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEMOS))
+def test_every_plot_has_a_title_axis_labels_a_legend_and_integer_steps(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str] = []
+    save = _common.save
+
+    def inspect_then_save(fig: Any, path: Path, written: list[Path]) -> None:
+        fig.canvas.draw()
+        title = fig._suptitle.get_text() if fig._suptitle is not None else ""
+        for ax in fig.axes:
+            assert (title or ax.get_title()).startswith(PREFIX[name]), (path.name, title, ax.get_title())
+            assert ax.get_xlabel() and ax.get_ylabel(), path.name
+            assert ax.get_legend() is not None and ax.get_legend().get_texts(), path.name
+            if ax.get_xlabel() == _common.STEP_LABEL:
+                lo, hi = ax.get_xlim()
+                ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+                assert ticks and all(t == int(t) for t in ticks), (path.name, ticks)
+        seen.append(path.name)
+        save(fig, path, written)
+
+    monkeypatch.setattr(_common, "save", inspect_then_save)
+    assert DEMOS[name].main([*SHORT[name], "--quiet", "--out", str(tmp_path)]) == 0
+    assert sorted(seen) == sorted(p for p in PNGS[name] if not p.endswith("_graph.png"))
+
+
+def test_a_step_axis_of_three_steps_shows_only_whole_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    figures: list[Any] = []
+    monkeypatch.setattr(_common, "save", lambda fig, path, written: figures.append(fig))
+    _common.plot_curves([3.0, 2.0, 1.0], [0.2, 0.5, 0.9], tmp_path / "c.png", [], "t: x", "loss", "accuracy")
+    (fig,) = figures
+    fig.canvas.draw()
+    for ax in fig.axes:
+        assert [t for t in ax.get_xticks() if 1 <= t <= 3] == [1.0, 2.0, 3.0]
+    _common.pyplot().close(fig)
+
+
+def chain(n: int) -> Value:
+    x = Value(0.5, label="x")
+    y = x
+    for _ in range(n):
+        y = (y * 1.01).tanh()
+    y.label = "y"
+    return y
+
+
+@needs_dot
+def test_a_long_graph_is_drawn_top_to_bottom_within_the_width_limit(tmp_path: Path) -> None:
+    y = chain(12)
+    written: list[Path] = []
+    _common.render_graph(y, tmp_path / "long.png", written, "long: a chain of 12 steps")
+    width, height = check_pngs.png_size((tmp_path / "long.png").read_bytes())
+    assert written == [tmp_path / "long.png"]
+    assert width <= 2000 < 3 * width < height  # left to right it would be about 8000 pixels wide
+
+
+@needs_dot
+def test_a_graph_too_wide_either_way_is_scaled_down(tmp_path: Path) -> None:
+    _common.render_graph(chain(12), tmp_path / "g.png", [], "g: scaled", max_width=300)
+    width, _ = check_pngs.png_size((tmp_path / "g.png").read_bytes())
+    assert 64 <= width <= 300
+
+
+@needs_dot
+def test_a_short_graph_stays_left_to_right_with_its_title_and_colour_legend(tmp_path: Path) -> None:
+    derivative.main(["--points", "3", "--quiet", "--out", str(tmp_path)])
+    width, height = check_pngs.png_size((tmp_path / "derivative_graph.png").read_bytes())
+    assert height < width <= 2000
+    x = Value(1.2, label="x")
+    y = derivative.f(x)
+    source = _common.graph_picture(y, "derivative: the graph", None, "LR").source
+    assert "rankdir=LR" in source and "<b>derivative: the graph</b>" in source
+    assert "colours:" in source and ">input</td>" in source and ">output</td>" in source
+
+
+def test_the_graph_legend_names_the_colours_in_the_picture() -> None:
+    w = Value(2.0, label="w")
+    x = Value(3.0, label="x")
+    y = w * x + 1
+    assert _common.roles(y) == ["named leaf", "constant", "intermediate", "output"]  # w unlisted: named leaf
+    assert _common.roles(y, params=[w]) == ["named leaf", "parameter", "constant", "intermediate", "output"]
+    assert _common.roles(w * x, params=[w]) == ["named leaf", "parameter", "output"]
+    caption = _common.graph_caption("demo: a <title> & more", _common.roles(w * x, params=[w]))
+    assert caption.startswith("<<") and caption.endswith(">>")
+    assert "demo: a &lt;title&gt; &amp; more" in caption
+    for role, name in [("named leaf", "input"), ("parameter", "parameter"), ("output", "output")]:
+        assert f'bgcolor="{COLOURS[role]}"' in caption and f">{name}</td>" in caption
+    assert "op result" not in caption and "constant" not in caption  # only the colours in the picture
 
 
 # ---- errors ------------------------------------------------------------------------
@@ -354,6 +457,15 @@ def test_checker_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     (tmp_path / "tiny.png").write_bytes(make_png(10, 80))
     assert check_pngs.main([str(tmp_path)]) == 1
     assert "tiny.png: 10x80 pixels, outside 64..20000 per side" in capsys.readouterr().err
+    (tmp_path / "tiny.png").unlink()
+    (tmp_path / "wide.png").write_bytes(make_png(2001, 64))  # the PNG header says 2001 pixels wide
+    assert check_pngs.main([str(tmp_path)]) == 1
+    assert "wide.png: 2001 pixels wide, more than 2000" in capsys.readouterr().err
+    assert check_pngs.main([str(tmp_path), "--max-width", "2001"]) == 0
+    (tmp_path / "wide.png").write_bytes(make_png(2000, 64))
+    assert check_pngs.main([str(tmp_path)]) == 0
+    capsys.readouterr()
+    (tmp_path / "tiny.png").write_bytes(make_png(10, 80))
     (tmp_path / "tiny.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     assert check_pngs.main([str(tmp_path)]) == 1
     assert "tiny.png: the first chunk is not a valid IHDR" in capsys.readouterr().err
