@@ -401,12 +401,12 @@ _PAGE = r"""<!DOCTYPE html>
   #graph svg { display: block; }
   aside { width: 430px; max-width: 45%; border-left: 1px solid #dee2e6; overflow: auto; padding: 10px 12px;
           background: #fcfcfd; }
-  aside h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: #495057;
-             margin: 4px 0; }
-  .expr { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
+  aside h2 { font-size: 14px; color: #495057; margin: 4px 0; }
+  .expr { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; white-space: pre-wrap; }
   table { border-collapse: collapse; width: 100%; font-size: 12px; margin: 6px 0; }
   td, th { padding: 2px 4px; text-align: right; font-family: ui-monospace, Menlo, Consolas, monospace; }
-  th { font-family: inherit; font-weight: 600; color: #495057; border-bottom: 1px solid #dee2e6; }
+  th { font-family: inherit; font-weight: 600; color: #495057; border-bottom: 1px solid #dee2e6;
+       white-space: nowrap; }
   td:first-child, th:first-child { text-align: left; }
   .muted { color: #868e96; }
   .legend { display: flex; flex-wrap: wrap; gap: 10px; font-size: 12px; margin-top: 6px; }
@@ -491,15 +491,20 @@ _PAGE = r"""<!DOCTYPE html>
     const data = texts[texts.length - 2], grad = texts[texts.length - 1];
     if (!data.textContent.startsWith("data ") || !grad.textContent.startsWith("grad "))
       throw new Error("unexpected record layout for node " + nd.id);
-    const room = (t) => t.getComputedTextLength() + 14;
-    return { g: g, data: data, grad: grad, dataRoom: room(data), gradRoom: room(grad) };
+    // Each field's width, from the record's geometry (not from measuring text, which reads 0
+    // while the page is not rendered yet, e.g. in a notebook's hidden output).
+    const xs = (el_) => el_.getAttribute("points").trim().split(/\s+/).map((p) => Number(p.split(",")[0]));
+    const seps = [...g.querySelectorAll("polyline")].map((l) => xs(l)[0]);
+    const right = Math.max(...xs(g.querySelector("polygon")));
+    const sepA = seps[seps.length - 2], sepB = seps[seps.length - 1];
+    return { g: g, data: data, grad: grad, dataRoom: sepB - sepA - 6, gradRoom: right - sepB - 6 };
   });
 
   function setField(t, room, prefix, value, cls) {
     t.textContent = value === null ? prefix : prefix + " " + value;
     t.setAttribute("class", value === null ? "mg-blank" : (cls || ""));
     t.removeAttribute("textLength"); t.removeAttribute("lengthAdjust");
-    if (value !== null && t.getComputedTextLength() > room) {
+    if (value !== null && room > 0 && t.getComputedTextLength() > room) {
       t.setAttribute("textLength", String(room)); t.setAttribute("lengthAdjust", "spacingAndGlyphs");
     }
   }
@@ -553,9 +558,12 @@ _PAGE = r"""<!DOCTYPE html>
 
   function reveal(g) {
     if (!g) return;
-    const box = g.getBoundingClientRect(), view = $("graph").getBoundingClientRect();
-    if (box.left < view.left || box.right > view.right || box.top < view.top || box.bottom > view.bottom)
-      g.scrollIntoView({ block: "nearest", inline: "center" });
+    // Scroll the graph's own box only (scrollIntoView would scroll a notebook around the page too).
+    const pane = $("graph"), box = g.getBoundingClientRect(), view = pane.getBoundingClientRect();
+    if (box.left < view.left || box.right > view.right)
+      pane.scrollLeft += (box.left + box.right) / 2 - (view.left + view.right) / 2;
+    if (box.top < view.top || box.bottom > view.bottom)
+      pane.scrollTop += (box.top + box.bottom) / 2 - (view.top + view.bottom) / 2;
   }
 
   function forwardPanel(panel, shown) {
@@ -594,7 +602,7 @@ _PAGE = r"""<!DOCTYPE html>
   }
 
   function backwardPanel(panel, k) {
-    const st = D.steps[k], nd = D.nodes[st.node], root = D.nodes[D.root];
+    const st = D.steps[k], nd = D.nodes[st.node];
     panel.appendChild(el("h2", {}, `Backward step ${k + 1} of ${S}`));
     fields[st.node].g.classList.add("mg-current");
     groups[nd.id + "_op"].classList.add("mg-current");
@@ -613,7 +621,7 @@ _PAGE = r"""<!DOCTYPE html>
     panel.appendChild(el("p", { class: "muted" },
                          "Each operand receives local derivative × upstream; contributions add up."));
     const tb = el("table", { "data-mg": "contributions" });
-    const head = ["operand", "local", "× upstream", "= contribution", `${root.name} grad so far`];
+    const head = ["operand", "local", "× upstream", "= contribution", "grad so far"];
     tb.appendChild(row(head, "th"));
     for (const c of st.contributions) {
       const o = D.nodes[c.operand];
