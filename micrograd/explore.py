@@ -637,7 +637,10 @@ _PAGE = r"""<!DOCTYPE html>
     const lines = el("div", { class: "expr muted" });
     for (const c of st.contributions) {
       const o = D.nodes[c.operand];
-      lines.appendChild(el("div", {}, `${c.dlocal} = ${c.local[0]}; ${o.dname} so far ${c.total[0]}`));
+      const line = el("div", { "data-mg": "notation" });
+      line.append(el("span", { "data-mg": "dlocal" }, c.dlocal), ` = ${c.local[0]}; `,
+                  el("span", { "data-mg": "dname" }, o.dname), ` so far ${c.total[0]}`);
+      lines.appendChild(line);
     }
     panel.appendChild(lines);
   }

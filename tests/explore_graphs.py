@@ -3,7 +3,6 @@ built by hand without a rule, every built-in op, a user Function (when micrograd
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import micrograd
@@ -87,11 +86,20 @@ def user_function() -> Value | None:
     return y * 3
 
 
+def odd_labels() -> Value:
+    """Labels that need escaping in DOT, SVG, HTML and JSON: record delimiters, spaces, markup, quotes."""
+    a = Value(1.5, label="{a|b} <c>")
+    b = Value(-2.0, label="two words")
+    c = Value(0.25, label='</script><b>x</b> & "q"')
+    return (a * b + c).exp()
+
+
 GRAPHS: dict[str, Callable[[], Value | None]] = {
     "readme": readme,
     "reused": reused,
     "by_hand": by_hand,
     "every_op": every_op,
+    "odd_labels": odd_labels,
     "user_function": user_function,
 }
 
@@ -107,4 +115,9 @@ def explain_steps(text: str) -> list[tuple[str, list[str]]]:
     return steps
 
 
-OPERAND_LINE = re.compile(r"^(\S+)\s+local (\S+) = (\S+) \* (\S+) = (\S+)  (\S+) so far (\S+)$")
+def operand_line(
+    names: list[str], i: int, dlocal: str, local: str, up: str, contrib: str, dname: str, total: str
+) -> str:
+    """explain's line for operand ``i`` of a step whose operands are called ``names`` (stripped)."""
+    width = max(len(n) for n in names)
+    return f"{names[i]:<{width}}  local {dlocal} = {local} * {up} = {contrib}  {dname} so far {total}".strip()

@@ -19,7 +19,7 @@ from micrograd import GraphTooLargeError, GraphvizNotFoundError, Value, explain,
 from micrograd.explore import RULES_IN_WORDS, Explorer
 from micrograd.viz import backward_steps
 from nn import MLP
-from tests.explore_graphs import GRAPHS, OPERAND_LINE, every_op, explain_steps, readme
+from tests.explore_graphs import GRAPHS, every_op, explain_steps, operand_line, readme
 
 explore_module = importlib.import_module("micrograd.explore")  # micrograd.explore is the function
 
@@ -59,20 +59,21 @@ def test_the_embedded_numbers_are_explains(name: str, root: Value) -> None:
         if not step["has_rule"]:
             assert operand_lines == ["(built by hand, without a derivative rule: gradients stop here)"]
             continue
-        assert len(operand_lines) == len(step["contributions"])
-        for line, c in zip(operand_lines, step["contributions"]):
-            m = OPERAND_LINE.match(line)
-            assert m, line
-            operand = nodes[c["operand"]]
-            assert m.groups() == (
-                operand["name"],
+        names = [nodes[c["operand"]]["name"] for c in step["contributions"]]
+        shown = [
+            operand_line(
+                names,
+                i,
                 c["dlocal"],
                 c["local"][0],
                 step["upstream"][0],
                 c["contribution"][0],
-                operand["dname"],
+                nodes[c["operand"]]["dname"],
                 c["total"][0],
             )
+            for i, c in enumerate(step["contributions"])
+        ]
+        assert shown == operand_lines
 
 
 @pytest.mark.parametrize(("name", "root"), graphs())

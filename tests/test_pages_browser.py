@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from micrograd import Value, explain, explore, topological_order
+from micrograd.viz import backward_steps
 from tests.browser_support import browser, console_errors, needs_browser, screenshot
-from tests.explore_graphs import GRAPHS, OPERAND_LINE, explain_steps
+from tests.explore_graphs import GRAPHS, explain_steps, operand_line
 
 pytest.importorskip("graphviz", reason="the graphviz Python package is not installed")
 from tests.graphviz_support import needs_dot
@@ -36,9 +37,11 @@ for (const g of document.querySelectorAll("g.node")) {
 }
 const rows = [...document.querySelectorAll("tr[data-mg=contribution]")].map((tr) =>
   ["operand", "local", "up", "contrib", "total"].map((k) => tr.querySelector(`[data-mg=${k}]`).textContent));
+const notation = [...document.querySelectorAll("[data-mg=notation]")].map((line) =>
+  ["dlocal", "dname"].map((k) => line.querySelector(`[data-mg=${k}]`).textContent));
 return {ready: document.body.getAttribute("data-mg-ready"), where: text("#where"),
         node: text("[data-mg=node]"), upstream: text("[data-mg=upstream]"),
-        norule: text("[data-mg=norule]"), rows: rows, fields: fields,
+        norule: text("[data-mg=norule]"), rows: rows, notation: notation, fields: fields,
         current: [...document.querySelectorAll("g.node.mg-current > title")].map((t) => t.textContent)};
 """
 
@@ -97,6 +100,8 @@ def test_every_backward_step_shows_explains_numbers_and_the_running_gradients(
     assert {f[1] for f in s["fields"].values()} == {"grad"}
     assert [s["fields"][ids[v]][0] for v in order] == [f"data {fmt(v.data)}" for v in order]
 
+    trace = backward_steps(root)
+    assert len(trace.steps) == len(steps)
     shown = {ids[root]: "1.0000"}  # the seed
     for k, (head, operand_lines) in enumerate(steps):
         if k % 2:
@@ -106,19 +111,18 @@ def test_every_backward_step_shows_explains_numbers_and_the_running_gradients(
         s = state(browser)
         assert s["where"] == f"backward: step {k + 1} of {len(steps)}"
         assert f"{s['node']}  {s['upstream']}" == head
-        if not operand_lines[0].startswith("("):
+        if trace.steps[k].has_rule:
             assert s["norule"] is None
-            assert len(s["rows"]) == len(operand_lines)
-            for row, line in zip(s["rows"], operand_lines):
-                m = OPERAND_LINE.match(line)
-                assert m, line
-                operand, _, local, up, contribution, _, total = m.groups()
-                assert row == [operand, local, f"× {up}", f"= {contribution}", total]
-            names = {node_name(order, v): ids[v] for v in order}
-            for line in operand_lines:
-                m = OPERAND_LINE.match(line)
-                assert m
-                shown[names[m.group(1)]] = m.group(7)
+            # The table and the notation below it, written as explain writes them.
+            names = [row[0] for row in s["rows"]]
+            lines = []
+            for i, (row, (dlocal, dname)) in enumerate(zip(s["rows"], s["notation"])):
+                _, local, up, contribution, total = row
+                assert up.startswith("× ") and contribution.startswith("= ")
+                lines.append(operand_line(names, i, dlocal, local, up[2:], contribution[2:], dname, total))
+            assert lines == operand_lines
+            for c in trace.steps[k].contributions:
+                shown[ids[c.operand]] = fmt(c.total)
         else:
             assert s["norule"] == operand_lines[0]
         expected = {i: f"grad {shown[i]}" if i in shown else "grad" for i in s["fields"]}
@@ -135,9 +139,14 @@ def test_every_backward_step_shows_explains_numbers_and_the_running_gradients(
     root.backward()
     if name != "by_hand":
         assert {i: f[1] for i, f in s["fields"].items()} == {ids[v]: f"grad {fmt(v.grad)}" for v in order}
-    leaves = [tuple(r) for r in browser.execute_script(LEAVES)]
-    explained = re.findall(r"^    (\S+)\s+data (\S+)  \S+ = (\S+)$", out.getvalue(), flags=re.M)
-    assert leaves == explained
+    leaves = [v for v in order if not v._prev and v is not root]
+    assert browser.execute_script(LEAVES) == [
+        [node_name(order, v), fmt(v.data), fmt(trace.grads[v])] for v in leaves
+    ]
+    explained = re.findall(
+        r"  data (\S+)  .* = (\S+)$", out.getvalue().split("with respect to the leaves:")[-1], flags=re.M
+    )
+    assert explained == [(fmt(v.data), fmt(trace.grads[v])) for v in leaves]
     screenshot(browser, tmp_path, f"explorer-{name}-end")
     assert console_errors(browser) == []
 
