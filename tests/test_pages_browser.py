@@ -286,7 +286,20 @@ def test_moons_training_page_scrubs_to_the_loss_the_demo_printed(
         press(browser, Keys.ARROW_LEFT)
         assert status.get_attribute("data-loss") == data["loss_text"][k]
         assert status.text.startswith(f"step {k + 1} of 12:")
-    press(browser, Keys.END)
+    # Hover a weight of the heat map: its name, value and gradient at this step.
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    cell = browser.find_elements("css selector", "#weights .cell")[5]
+    ActionChains(browser).move_to_element(cell).perform()
+    frame = data["frames"][0]
+    name, value, grad = re.fullmatch(
+        r"(\S+) = (\S+) +grad (\S+)", browser.find_element("id", "param").text
+    ).groups()
+    assert (name, float(value), float(grad)) == (data["names"][5], frame["weights"][5], frame["grads"][5])
+    # Click the loss curve near its right end: the replay jumps to the trained model.
+    loss = browser.find_element("id", "loss")
+    ActionChains(browser).move_to_element_with_offset(loss, loss.size["width"] // 2 - 6, 0).click().perform()
+    assert status.text.startswith("after 12 steps:")
     assert console_errors(browser) == []
 
 
