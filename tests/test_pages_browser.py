@@ -273,6 +273,7 @@ def training_page(browser: Any, tmp_path: Path, demo: Any, args: list[str], caps
 def test_moons_training_page_scrubs_to_the_loss_the_demo_printed(
     browser: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
     from demos import moons
@@ -287,8 +288,6 @@ def test_moons_training_page_scrubs_to_the_loss_the_demo_printed(
         assert status.get_attribute("data-loss") == data["loss_text"][k]
         assert status.text.startswith(f"step {k + 1} of 12:")
     # Hover a weight of the heat map: its name, value and gradient at this step.
-    from selenium.webdriver.common.action_chains import ActionChains
-
     cell = browser.find_elements("css selector", "#weights .cell")[5]
     ActionChains(browser).move_to_element(cell).perform()
     frame = data["frames"][0]
