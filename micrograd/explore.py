@@ -424,6 +424,8 @@ _PAGE = r"""<!DOCTYPE html>
   g.edge.mg-flow > polygon { stroke: #e8590c; fill: #e8590c; }
   text.mg-blank { fill: #adb5bd; }
   text.mg-fresh { fill: #c92a2a; font-weight: bold; }
+  g.mg-edge-label text { font: bold 10px Helvetica, Arial, sans-serif; fill: #c92a2a; }
+  g.mg-edge-label rect { fill: #fff4e6; stroke: #e8590c; stroke-width: 0.8px; }
 </style>
 </head>
 <body>
@@ -517,6 +519,35 @@ _PAGE = r"""<!DOCTYPE html>
   function clearMarks() {
     for (const g of svg.querySelectorAll(".mg-current, .mg-operand, .mg-flow"))
       g.classList.remove("mg-current", "mg-operand", "mg-flow");
+    for (const t of svg.querySelectorAll(".mg-edge-label")) t.remove();
+  }
+
+  // Each contribution written on its edge (operand -> op), halfway along it; a reused operand
+  // has one edge per use, taken in operand order.
+  function labelEdges(st, nd) {
+    const unused = [...(edgesInto[nd.id + "_op"] || [])];
+    const NS = "http://www.w3.org/2000/svg";
+    for (const c of st.contributions) {
+      const from = "n" + c.operand + "->";
+      const i = unused.findIndex((e) => e.querySelector("title").textContent.startsWith(from));
+      if (i < 0) continue;
+      const path = unused.splice(i, 1)[0].querySelector("path");
+      const p = path.getPointAtLength(path.getTotalLength() / 2);
+      const g = document.createElementNS(NS, "g");
+      g.setAttribute("class", "mg-edge-label");
+      const t = document.createElementNS(NS, "text");
+      t.setAttribute("x", String(p.x)); t.setAttribute("y", String(p.y - 4));
+      t.setAttribute("text-anchor", "middle");
+      t.textContent = c.contribution[0];
+      g.appendChild(t);
+      svg.querySelector("g.graph").appendChild(g);
+      const box = t.getBBox();
+      const r = document.createElementNS(NS, "rect");
+      r.setAttribute("x", String(box.x - 2)); r.setAttribute("y", String(box.y - 1));
+      r.setAttribute("width", String(box.width + 4)); r.setAttribute("height", String(box.height + 2));
+      r.setAttribute("rx", "3");
+      g.insertBefore(r, t);
+    }
   }
 
   function show(t) {
@@ -608,6 +639,7 @@ _PAGE = r"""<!DOCTYPE html>
     groups[nd.id + "_op"].classList.add("mg-current");
     for (const e of edgesInto[nd.id + "_op"] || []) e.classList.add("mg-flow");
     for (const c of st.contributions) fields[c.operand].g.classList.add("mg-operand");
+    labelEdges(st, nd);
     reveal(fields[st.node].g);
     panel.appendChild(el("p", { class: "expr", "data-mg": "node" },
                          `${nd.name} = ${nd.expr}  data ${nd.data[0]}`));

@@ -42,6 +42,7 @@ const notation = [...document.querySelectorAll("[data-mg=notation]")].map((line)
 return {ready: document.body.getAttribute("data-mg-ready"), where: text("#where"),
         node: text("[data-mg=node]"), upstream: text("[data-mg=upstream]"),
         norule: text("[data-mg=norule]"), rows: rows, notation: notation, fields: fields,
+        edges: [...document.querySelectorAll("g.mg-edge-label text")].map((t) => t.textContent),
         current: [...document.querySelectorAll("g.node.mg-current > title")].map((t) => t.textContent)};
 """
 
@@ -121,10 +122,12 @@ def test_every_backward_step_shows_explains_numbers_and_the_running_gradients(
                 assert up.startswith("× ") and contribution.startswith("= ")
                 lines.append(operand_line(names, i, dlocal, local, up[2:], contribution[2:], dname, total))
             assert lines == operand_lines
+            # Each contribution is also written on its edge.
+            assert s["edges"] == [row[3][2:] for row in s["rows"]]
             for c in trace.steps[k].contributions:
                 shown[ids[c.operand]] = fmt(c.total)
         else:
-            assert s["norule"] == operand_lines[0]
+            assert s["norule"] == operand_lines[0] and s["edges"] == []
         expected = {i: f"grad {shown[i]}" if i in shown else "grad" for i in s["fields"]}
         assert {i: f[1] for i, f in s["fields"].items()} == expected, f"after step {k + 1}"
         if k == len(steps) // 2:
