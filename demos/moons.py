@@ -22,6 +22,7 @@ from micrograd import Value, no_grad
 from nn import datasets, losses, optim
 from nn.layers import MLP
 from nn.metrics import accuracy
+from nn.recorder import TrainingRecorder
 
 ALPHA = 1e-4  # L2 strength, as micrograd's demo
 ADAM_LR = 0.05
@@ -45,11 +46,13 @@ def train(
     optimizer: str,
     quiet: bool,
     compiled: bool = False,
+    recorder: TrainingRecorder | None = None,
 ) -> tuple[list[float], list[float]]:
     """Full-batch training; returns the loss and accuracy of every step.
 
     ``compiled``: trace the step once with ``micrograd.compile`` and replay it with
     numpy; the same model comes out (equal to the eager one within 1e-9).
+    ``recorder``: records every step (weights, gradients, loss, accuracy) for the replay page.
     """
     from tqdm import tqdm
 
@@ -75,6 +78,8 @@ def train(
             loss = loss_value.data
         if optimizer == "sgd":
             opt.lr = 1.0 - 0.9 * k / steps  # micrograd's learning-rate decay
+        if recorder is not None:
+            recorder.record(loss, acc)  # this step's weights and gradients, before the update
         opt.step()
         loss_curve.append(loss)
         acc_curve.append(acc)
@@ -156,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="trace the training step once and replay it with numpy (micrograd.compile): same model, faster",
     )
+    p.add_argument("--no-html", action="store_true", help="do not write training.html (the training replay)")
     args = p.parse_args(argv)
     if args.samples < 2:
         p.error("--samples must be at least 2 (one per moon)")
@@ -164,12 +170,21 @@ def main(argv: list[str] | None = None) -> int:
 
     xs, y = datasets.make_moons(args.samples, noise=0.1, seed=args.seed)
     model = MLP(2, [16, 16, 1], seed=args.seed)
-    loss_curve, acc_curve = train(model, xs, y, args.steps, args.optimizer, args.quiet, args.compiled)
+    recorder = (
+        None if args.no_html else TrainingRecorder(model, xs, y, title="Two moons: MLP(2, [16, 16, 1])")
+    )
+    loss_curve, acc_curve = train(
+        model, xs, y, args.steps, args.optimizer, args.quiet, args.compiled, recorder
+    )
     loss, acc = loss_and_accuracy(model, xs, y)
 
     plot_boundary(model, xs, y, out / "decision_boundary.png", written)
     plot_curves(loss_curve, acc_curve, out / "loss_curve.png", written, args.optimizer)
     neuron_graph(model, xs, out / "neuron_graph.png", written)
+    if recorder is not None:
+        recorder.loss_name = "loss (hinge + L2)"
+        recorder.finish(loss, acc)
+        written.append(recorder.write_html(out / "training.html"))
 
     print(f"after {args.steps} steps ({args.optimizer}): loss {loss.data:.4f}, training accuracy {acc:.0%}")
     _common.report(written)

@@ -22,6 +22,7 @@ from micrograd import Value, no_grad
 from nn import datasets, losses, optim
 from nn.layers import MLP
 from nn.metrics import accuracy
+from nn.recorder import TrainingRecorder
 
 CLASSES = 3
 COLOURS = ["#e03131", "#2f9e44", "#1971c2"]
@@ -39,9 +40,18 @@ def predict(model: MLP, x: list[float]) -> int:
 
 
 def train(
-    model: MLP, xs: list[list[float]], y: list[int], steps: int, batch: int, lr: float, seed: int, quiet: bool
+    model: MLP,
+    xs: list[list[float]],
+    y: list[int],
+    steps: int,
+    batch: int,
+    lr: float,
+    seed: int,
+    quiet: bool,
+    recorder: TrainingRecorder | None = None,
 ) -> tuple[list[float], list[float]]:
-    """Adam on mini-batches; returns the batch loss and the batch accuracy of every step."""
+    """Adam on mini-batches; returns the batch loss and the batch accuracy of every step
+    (``recorder``: records each step for the replay page)."""
     from tqdm import tqdm
 
     rng = random.Random(seed)
@@ -59,8 +69,10 @@ def train(
         loss = losses.cross_entropy(zs, labels)
         opt.zero_grad()
         loss.backward()
-        opt.step()
         acc = accuracy(zs, labels)
+        if recorder is not None:
+            recorder.record(loss, acc)  # this step's weights and gradients, before the update
+        opt.step()
         loss_curve.append(loss.data)
         acc_curve.append(acc)
         bar.set_postfix(loss=f"{loss.data:.4f}", acc=f"{acc:.0%}")
@@ -121,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--lr", type=_common.positive_float, default=0.02, help="Adam's learning rate (default: 0.02)"
     )
+    p.add_argument("--no-html", action="store_true", help="do not write training.html (the training replay)")
     args = p.parse_args(argv)
     if args.samples < CLASSES:
         p.error(f"--samples must be at least {CLASSES} (one per class)")
@@ -130,13 +143,20 @@ def main(argv: list[str] | None = None) -> int:
     xs, y = datasets.make_spirals(args.samples, n_classes=CLASSES, noise=0.05, seed=args.seed)
     model = MLP(2, [16, 16, CLASSES], seed=args.seed)
     batch = min(args.batch, len(xs))
-    loss_curve, acc_curve = train(model, xs, y, args.steps, batch, args.lr, args.seed, args.quiet)
+    recorder = None
+    if not args.no_html:
+        title = "Three spirals: MLP(2, [16, 16, 3])"
+        recorder = TrainingRecorder(model, xs, y, title=title, loss_name="cross-entropy (mini-batch)")
+    loss_curve, acc_curve = train(model, xs, y, args.steps, batch, args.lr, args.seed, args.quiet, recorder)
     with no_grad():
         zs = logits(model, xs)
         loss, acc = losses.cross_entropy(zs, y), accuracy(zs, y)
 
     plot_regions(model, xs, y, out / "spirals_regions.png", written)
     plot_curves(loss_curve, acc_curve, out / "spirals_curves.png", written, batch)
+    if recorder is not None:
+        recorder.finish(loss, acc)  # the whole data set, as printed below
+        written.append(recorder.write_html(out / "training.html"))
 
     print(f"after {args.steps} steps (adam): loss {loss.data:.4f}, training accuracy {acc:.0%}")
     _common.report(written)

@@ -22,6 +22,7 @@ from .compile import CompiledStep, CompileError, TracerWarning
 from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
 from .engine import Context, Function, Value
 from .engine import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
+from .explore import explore as explore  # the interactive page (Graphviz lays it out)
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .viz import GraphTooLargeError, GraphvizNotFoundError, draw_dot, explain, render  # graphviz loads lazily
 

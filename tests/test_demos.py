@@ -37,6 +37,7 @@ PNGS = {
     "derivative": ["derivative.png", "derivative_graph.png"],
     "sine_model": ["sine_loss.png", "sine_fit.png", "sine_graph.png"],
 }
+HTML = {"moons": ["training.html"], "spirals": ["training.html"]}  # the training replay (--no-html: none)
 
 
 def run_script(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -55,7 +56,10 @@ def test_short_run_writes_valid_pngs(name: str, tmp_path: Path, capsys: pytest.C
     out = tmp_path / "nested" / "out"  # created on demand
     assert DEMOS[name].main([*SHORT[name], "--quiet", "--out", str(out)]) == 0
     stdout = capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == sorted(PNGS[name])
+    assert sorted(p.name for p in out.iterdir()) == sorted(PNGS[name] + HTML.get(name, []))
+    for page in HTML.get(name, []):
+        assert f"wrote {out / page}" in stdout
+        assert (out / page).read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     for png in PNGS[name]:
         assert f"wrote {out / png}" in stdout
         width, height = check_pngs.png_size((out / png).read_bytes())
@@ -476,3 +480,9 @@ def test_checker_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         check_pngs.main([str(tmp_path / "nowhere")])
     assert "is not a directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", sorted(HTML))
+def test_no_html_skips_the_training_replay(name: str, tmp_path: Path) -> None:
+    assert DEMOS[name].main([*SHORT[name], "--quiet", "--no-html", "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(PNGS[name])

@@ -1,0 +1,86 @@
+"""A headless Chromium (Debian's, driven by Selenium) for the tests of the HTML pages.
+
+``scripts/install_browser.sh`` installs it in the test set-up; without it the browser
+tests skip, saying what is missing and how to install it."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+INSTALL = (
+    "install it with `bash scripts/install_browser.sh` (Debian's chromium and chromium-driver, selenium)"
+)
+SHOTS = Path("/tmp/explorer-shots")
+
+
+def _missing() -> str | None:
+    try:
+        import selenium  # noqa: F401
+    except ModuleNotFoundError:
+        return "selenium is not installed; " + INSTALL
+    for exe in ("chromium", "chromedriver"):
+        if shutil.which(exe) is None:
+            return f"`{exe}` is not on PATH; " + INSTALL
+    return None
+
+
+MISSING = _missing()
+needs_browser = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless Chromium per test module, with its browser console log kept."""
+    if MISSING is not None:
+        pytest.skip(MISSING)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "chromium"
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,900",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(
+        options=options, service=Service(shutil.which("chromedriver") or "chromedriver")
+    )
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def console_errors(driver: Any) -> list[str]:
+    """The browser console's errors (and warnings) since the last call."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+
+
+def screenshot(driver: Any, folder: Path, name: str) -> Path:
+    """Save a PNG of the page in ``folder`` (the test's tmp folder) and a copy in /tmp/explorer-shots/."""
+    path = folder / f"{name}.png"
+    driver.save_screenshot(str(path))
+    try:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, SHOTS / path.name)
+    except OSError:
+        pass  # the copy is for people; the test's own folder has the screenshot
+    return path

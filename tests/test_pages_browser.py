@@ -1,0 +1,315 @@
+"""The explorer and the training replay in a real headless browser (Debian's Chromium, via Selenium).
+
+Every number the pages show is checked against the engine: at every step of the backward pass
+the step panel shows explain's line and every node's grad field its running sum; at the end the
+gradients of ``backward()``; the training page's last step shows the loss the demo printed.
+Screenshots go to each test's tmp folder and to /tmp/explorer-shots/."""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from micrograd import Value, explain, explore, topological_order
+from micrograd.viz import backward_steps
+from tests.browser_support import browser, console_errors, needs_browser, screenshot
+from tests.explore_graphs import GRAPHS, explain_steps, operand_line
+
+pytest.importorskip("graphviz", reason="the graphviz Python package is not installed")
+from tests.graphviz_support import needs_dot
+
+pytestmark = [needs_browser, needs_dot]
+__all__ = ["browser"]  # the fixture, imported for the tests of this module
+
+STATE = """
+const q = (s) => document.querySelector(s);
+const text = (s) => q(s) ? q(s).textContent : null;
+const fields = {};
+for (const g of document.querySelectorAll("g.node")) {
+  const t = g.querySelectorAll("text");
+  const name = g.querySelector("title").textContent;
+  if (!name.endsWith("_op")) fields[name] = [t[t.length - 2].textContent, t[t.length - 1].textContent];
+}
+const rows = [...document.querySelectorAll("tr[data-mg=contribution]")].map((tr) =>
+  ["operand", "local", "up", "contrib", "total"].map((k) => tr.querySelector(`[data-mg=${k}]`).textContent));
+const notation = [...document.querySelectorAll("[data-mg=notation]")].map((line) =>
+  ["dlocal", "dname"].map((k) => line.querySelector(`[data-mg=${k}]`).textContent));
+return {ready: document.body.getAttribute("data-mg-ready"), where: text("#where"),
+        node: text("[data-mg=node]"), upstream: text("[data-mg=upstream]"),
+        norule: text("[data-mg=norule]"), rows: rows, notation: notation, fields: fields,
+        edges: [...document.querySelectorAll("g.mg-edge-label text")].map((t) => t.textContent),
+        current: [...document.querySelectorAll("g.node.mg-current > title")].map((t) => t.textContent)};
+"""
+
+
+def fmt(x: float) -> str:
+    """explain's number format."""
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    return f"{x:.4f}" if x == 0.0 or 1e-3 <= abs(x) < 1e6 else f"{x:.4e}"
+
+
+def state(driver: Any) -> dict[str, Any]:
+    result: dict[str, Any] = driver.execute_script(STATE)
+    return result
+
+
+def press(driver: Any, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+def open_page(driver: Any, path: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    console_errors(driver)  # forget earlier pages' messages
+    driver.get(path.as_uri())
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script("return document.body.getAttribute('data-mg-ready')") == "1"
+    )
+
+
+def graphs() -> list[str]:
+    return [name for name, make in GRAPHS.items() if name != "user_function" or make() is not None]
+
+
+@pytest.mark.parametrize("name", graphs())
+def test_every_backward_step_shows_explains_numbers_and_the_running_gradients(
+    browser: Any, tmp_path: Path, name: str
+) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    root = GRAPHS[name]()
+    assert root is not None
+    out = io.StringIO()
+    explain(root, file=out)
+    steps = explain_steps(out.getvalue())
+    order = topological_order(root)
+    page = explore(root, tmp_path / f"{name}.html")
+    open_page(browser, page)
+    ids = {v: f"n{i}" for i, v in enumerate(order)}
+
+    # It opens at the start of the backward pass: every value shown, every gradient blank.
+    s = state(browser)
+    assert s["where"].startswith("forward done")
+    assert {f[1] for f in s["fields"].values()} == {"grad"}
+    assert [s["fields"][ids[v]][0] for v in order] == [f"data {fmt(v.data)}" for v in order]
+
+    trace = backward_steps(root)
+    assert len(trace.steps) == len(steps)
+    shown = {ids[root]: "1.0000"}  # the seed
+    for k, (head, operand_lines) in enumerate(steps):
+        if k % 2:
+            browser.find_element("id", "next").click()
+        else:
+            press(browser, Keys.ARROW_RIGHT)
+        s = state(browser)
+        assert s["where"] == f"backward: step {k + 1} of {len(steps)}"
+        assert f"{s['node']}  {s['upstream']}" == head
+        if trace.steps[k].has_rule:
+            assert s["norule"] is None
+            # The table and the notation below it, written as explain writes them.
+            names = [row[0] for row in s["rows"]]
+            lines = []
+            for i, (row, (dlocal, dname)) in enumerate(zip(s["rows"], s["notation"])):
+                _, local, up, contribution, total = row
+                assert up.startswith("× ") and contribution.startswith("= ")
+                lines.append(operand_line(names, i, dlocal, local, up[2:], contribution[2:], dname, total))
+            assert lines == operand_lines
+            # Each contribution is also written on its edge.
+            assert s["edges"] == [row[3][2:] for row in s["rows"]]
+            for c in trace.steps[k].contributions:
+                shown[ids[c.operand]] = fmt(c.total)
+        else:
+            assert s["norule"] == operand_lines[0] and s["edges"] == []
+        expected = {i: f"grad {shown[i]}" if i in shown else "grad" for i in s["fields"]}
+        assert {i: f[1] for i, f in s["fields"].items()} == expected, f"after step {k + 1}"
+        if k == len(steps) // 2:
+            screenshot(browser, tmp_path, f"explorer-{name}-mid-backward")
+
+    # The end: every gradient, as backward() computes it (by hand: it stops at the rule-less node).
+    press(browser, Keys.END)
+    s = state(browser)
+    assert s["where"] == "backward done: every gradient"
+    for v in order:
+        v.grad = 0.0
+    root.backward()
+    if name != "by_hand":
+        assert {i: f[1] for i, f in s["fields"].items()} == {ids[v]: f"grad {fmt(v.grad)}" for v in order}
+    leaves = [v for v in order if not v._prev and v is not root]
+    assert browser.execute_script(LEAVES) == [
+        [node_name(order, v), fmt(v.data), fmt(trace.grads[v])] for v in leaves
+    ]
+    explained = re.findall(
+        r"  data (\S+)  .* = (\S+)$", out.getvalue().split("with respect to the leaves:")[-1], flags=re.M
+    )
+    assert explained == [(fmt(v.data), fmt(trace.grads[v])) for v in leaves]
+    screenshot(browser, tmp_path, f"explorer-{name}-end")
+    assert console_errors(browser) == []
+
+
+LEAVES = """return [...document.querySelectorAll("tr[data-mg=leaf]")].map(
+  (tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent));"""
+
+
+def node_name(order: list[Value], v: Value) -> str:
+    return v.label or f"#{order.index(v)}"
+
+
+def test_forward_mode_shows_the_values_in_topological_order(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    root = GRAPHS["reused"]()
+    assert root is not None
+    order = topological_order(root)
+    open_page(browser, explore(root, tmp_path / "forward.html"))
+    press(browser, Keys.HOME)
+    s = state(browser)
+    assert s["where"] == f"forward: 0 of {len(order)} Values"
+    assert {tuple(f) for f in s["fields"].values()} == {("data", "grad")}
+    for i in range(len(order)):
+        press(browser, Keys.ARROW_RIGHT)
+        s = state(browser)
+        assert f"n{i}" in s["current"]
+        assert [s["fields"][f"n{j}"][0] for j in range(len(order))] == [
+            f"data {fmt(w.data)}" if j <= i else "data" for j, w in enumerate(order)
+        ]
+        if i == len(order) // 2:
+            screenshot(browser, tmp_path, "explorer-forward")
+    press(browser, "b")
+    assert state(browser)["where"].startswith("forward done")
+    assert console_errors(browser) == []
+
+
+def test_clicking_a_node_shows_its_op_data_grad_label_and_rule(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    root = GRAPHS["readme"]()
+    assert root is not None
+    order = topological_order(root)
+    e = next(v for v in order if v.label == "e")
+    open_page(browser, explore(root, tmp_path / "click.html"))
+    title = f"*[local-name()='title' and text()='n{order.index(e)}']"
+    g = browser.find_element("xpath", f"//*[local-name()='g'][{title}]")
+    ActionChains(browser).move_to_element(g).click().perform()
+    info = browser.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('#info dd')]"
+        ".map((dd) => [dd.getAttribute('data-mg'), dd.textContent]))"
+    )
+    assert info["info-label"] == "e"
+    assert info["info-op"] == "*: e = a * b"
+    assert info["info-data"] == repr(e.data)
+    assert info["info-grad"] == "dL/de = -2.0"
+    assert info["info-rule"].startswith("d(a*b)/da = b, d(a*b)/db = a")
+    screenshot(browser, tmp_path, "explorer-clicked")
+    assert console_errors(browser) == []
+
+
+def test_play_runs_to_the_end_and_stops(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    root = GRAPHS["readme"]()
+    assert root is not None
+    open_page(browser, explore(root, tmp_path / "play.html"))
+    Select(browser.find_element("id", "speed")).select_by_value("8")
+    browser.find_element("id", "play").click()
+    assert "pause" in browser.find_element("id", "play").text
+    WebDriverWait(browser, 20).until(lambda d: state(d)["where"] == "backward done: every gradient")
+    assert "play" in browser.find_element("id", "play").text
+    assert console_errors(browser) == []
+
+
+def test_in_a_notebook_two_explorers_live_side_by_side(browser: Any, tmp_path: Path) -> None:
+    """What Jupyter does with _repr_html_: put it in the output area (here, twice in one page)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    a, b = GRAPHS["readme"](), GRAPHS["reused"]()
+    assert a is not None and b is not None
+    cells = "".join(f"<div class='output'>{explore(r)._repr_html_()}</div>" for r in (a, b))
+    notebook = tmp_path / "notebook.html"
+    notebook.write_text(f"<!DOCTYPE html><html><body><h3>cell output</h3>{cells}</body></html>", "utf-8")
+    browser.get(notebook.as_uri())
+    frames = browser.find_elements("tag name", "iframe")
+    assert len(frames) == 2
+    for frame in frames:
+        browser.switch_to.frame(frame)
+        WebDriverWait(browser, 20).until(lambda d: state(d)["ready"] == "1")
+        browser.find_element("id", "next").click()
+        s = state(browser)
+        assert s["where"].startswith("backward: step 1 of")
+        assert s["upstream"].endswith("= 1.0000 (the seed)")
+        browser.switch_to.default_content()
+    screenshot(browser, tmp_path, "explorer-notebook")
+    assert console_errors(browser) == []
+
+
+# ---- the training replay --------------------------------------------------------------------
+
+
+def training_page(browser: Any, tmp_path: Path, demo: Any, args: list[str], capsys: Any) -> str:
+    """Run a demo, open its training.html, scrub to the end; return the loss the demo printed."""
+    from selenium.webdriver.common.keys import Keys
+
+    assert demo.main([*args, "--quiet", "--out", str(tmp_path)]) == 0
+    pattern = r"after (\d+) steps \(\w+\): loss (\S+), training accuracy (\d+%)"
+    printed = re.search(pattern, capsys.readouterr().out)
+    assert printed
+    open_page(browser, tmp_path / "training.html")
+    status = browser.find_element("id", "status")
+    assert status.text.startswith(f"step 1 of {printed.group(1)}:")
+    scrub = browser.find_element("id", "scrub")
+    scrub.click()  # lands mid-way, as a click on a slider does
+    assert status.text.startswith("step ")
+    scrub.send_keys(Keys.END)
+    assert status.get_attribute("data-loss") == printed.group(2)
+    assert status.text.startswith(f"after {printed.group(1)} steps:")
+    assert status.text.endswith(f" {printed.group(2)}, accuracy {printed.group(3)}")
+    return printed.group(2)
+
+
+def test_moons_training_page_scrubs_to_the_loss_the_demo_printed(
+    browser: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    from demos import moons
+
+    training_page(browser, tmp_path, moons, ["--steps", "12", "--samples", "40"], capsys)
+    screenshot(browser, tmp_path, "training-moons-end")
+    # Step back: each step shows its own loss, the one the training loop recorded.
+    data = browser.execute_script("return JSON.parse(document.getElementById('mg-data').textContent)")
+    status = browser.find_element("id", "status")
+    for k in reversed(range(12)):
+        press(browser, Keys.ARROW_LEFT)
+        assert status.get_attribute("data-loss") == data["loss_text"][k]
+        assert status.text.startswith(f"step {k + 1} of 12:")
+    # Hover a weight of the heat map: its name, value and gradient at this step.
+    cell = browser.find_elements("css selector", "#weights .cell")[5]
+    ActionChains(browser).move_to_element(cell).perform()
+    frame = data["frames"][0]
+    name, value, grad = re.fullmatch(
+        r"(\S+) = (\S+) +grad (\S+)", browser.find_element("id", "param").text
+    ).groups()
+    assert (name, float(value), float(grad)) == (data["names"][5], frame["weights"][5], frame["grads"][5])
+    # Click the loss curve near its right end: the replay jumps to the trained model.
+    loss = browser.find_element("id", "loss")
+    ActionChains(browser).move_to_element_with_offset(loss, loss.size["width"] // 2 - 6, 0).click().perform()
+    assert status.text.startswith("after 12 steps:")
+    assert console_errors(browser) == []
+
+
+def test_spirals_training_page_scrubs_to_the_loss_the_demo_printed(
+    browser: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from demos import spirals
+
+    training_page(browser, tmp_path, spirals, ["--steps", "8", "--samples", "30", "--batch", "10"], capsys)
+    screenshot(browser, tmp_path, "training-spirals-end")
+    assert console_errors(browser) == []
