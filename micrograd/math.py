@@ -66,10 +66,20 @@ def _numpy() -> Any:
     return numpy
 
 
+def _array(x: Any, name: str) -> Any:
+    """``x`` as a float64 array, or a clear TypeError: these functions take floats, Values and arrays."""
+    np = _numpy()
+    if isinstance(x, np.ndarray) or isinstance(x, (numbers.Real, np.generic)):
+        return np.asarray(x, dtype=np.float64)
+    raise TypeError(
+        f"micrograd.math.{name} takes a number, a Value or a numpy array, got {type(x).__name__}: {x!r}"
+    )
+
+
 def _elementwise(f: Callable[..., float], *arrays: Any) -> Any:
     """``f`` applied to each element of the (broadcast) arrays, as a float64 array."""
     np = _numpy()
-    parts = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in arrays))
+    parts = np.broadcast_arrays(*(_array(a, f.__name__) for a in arrays))
     shape = parts[0].shape
     flat = [p.ravel().tolist() for p in parts]
     return np.fromiter(map(f, *flat), dtype=np.float64, count=parts[0].size).reshape(shape)
@@ -133,7 +143,9 @@ def sqrt(x: Any) -> Any:
         return x.sqrt()
     if isinstance(x, numbers.Real):
         return fmath.sqrt(float(x))
-    return _numpy().sqrt(x)  # correctly rounded by IEEE 754: the float's very result
+    np = _numpy()
+    with np.errstate(invalid="ignore"):  # nan below 0, as on floats
+        return np.sqrt(_array(x, "sqrt"))  # correctly rounded by IEEE 754: the float's very result
 
 
 def abs(x: Any) -> Any:  # noqa: A001 - named for what it is, as builtins.abs
@@ -144,7 +156,7 @@ def abs(x: Any) -> Any:  # noqa: A001 - named for what it is, as builtins.abs
         return x.abs()
     if isinstance(x, numbers.Real):
         return builtins.abs(float(x))
-    return _numpy().abs(x)
+    return _numpy().abs(_array(x, "abs"))
 
 
 def sign(x: Any) -> Any:
@@ -157,7 +169,7 @@ def sign(x: Any) -> Any:
     if isinstance(x, numbers.Real):
         return fmath.sign(float(x))
     np = _numpy()
-    a = np.asarray(x, dtype=np.float64)
+    a = _array(x, "sign")
     return (a > 0.0).astype(np.float64) - (a < 0.0)
 
 
@@ -179,7 +191,11 @@ def div(a: Any, b: Any) -> Any:
         return fmath.div(a, b)
     if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
         return fmath.div(float(a), float(b))
-    return a / b  # Values: the engine's op; arrays: numpy's IEEE division
+    if _is_value(a) or _is_value(b):
+        return a / b  # the engine's op
+    np = _numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):  # inf and nan, as on floats
+        return _array(a, "div") / _array(b, "div")
 
 
 def where(cond: Any, a: Any, b: Any) -> Any:
@@ -210,4 +226,4 @@ def isfinite(x: Any) -> Any:
         return _pymath.isfinite(x.data)
     if isinstance(x, numbers.Real):
         return _pymath.isfinite(x)
-    return _numpy().isfinite(x)
+    return _numpy().isfinite(_array(x, "isfinite"))
