@@ -69,7 +69,7 @@ def _numpy() -> Any:
 def _array(x: Any, name: str) -> Any:
     """``x`` as a float64 array, or a clear TypeError: these functions take floats, Values and arrays."""
     np = _numpy()
-    if isinstance(x, np.ndarray) or isinstance(x, (numbers.Real, np.generic)):
+    if isinstance(x, (np.ndarray, numbers.Real, np.generic)):
         return np.asarray(x, dtype=np.float64)
     raise TypeError(
         f"micrograd.math.{name} takes a number, a Value or a numpy array, got {type(x).__name__}: {x!r}"

@@ -94,7 +94,7 @@ class FirstOnly(Function):  # returns None for an input: it gets no gradient
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> Any:
-        a, b = ctx.saved_tensors
+        _, b = ctx.saved_tensors
         return g * mm.exp(b), None
 
 
@@ -267,16 +267,16 @@ def test_bad_functions_are_clear_errors() -> None:
 
     with pytest.raises(NotImplementedError, match="must define backward"):
         NoBackward.apply(Value(1.0)).backward()
-    with pytest.raises(TypeError, match="ReturnsAValue.forward returned a Value"):
+    with pytest.raises(TypeError, match=r"ReturnsAValue.forward returned a Value"):
         ReturnsAValue.apply(Value(1.0))
-    with pytest.raises(TypeError, match="ReturnsTwo.forward returned tuple of 2; an op returns one number"):
+    with pytest.raises(TypeError, match=r"ReturnsTwo.forward returned tuple of 2; an op returns one number"):
         ReturnsTwo.apply(Value(1.0))
     with pytest.raises(TypeError, match=r"WrongCount.backward returned 1 gradient\(s\), but forward took 2"):
         WrongCount.apply(Value(1.0), Value(2.0)).backward()
-    with pytest.raises(TypeError, match="Junk.backward's gradient for input 0 expects a real number"):
+    with pytest.raises(TypeError, match=r"Junk.backward's gradient for input 0 expects a real number"):
         Junk.apply(Value(1.0)).backward()
     with pytest.raises(
-        TypeError, match="micrograd.math.sigmoid takes a number, a Value or a numpy array, got str"
+        TypeError, match=r"micrograd.math.sigmoid takes a number, a Value or a numpy array, got str"
     ):
         Swish.apply("x")
     assert Swish.name == "Swish" and micrograd.engine.Mul.name == "*"
@@ -357,9 +357,9 @@ def test_a_closure_listing_a_child_twice_is_counted_once() -> None:
 
 def test_closures_cannot_go_higher_order_or_compile_and_say_why() -> None:
     x = Value(0.3)
-    with pytest.raises(RuntimeError, match="cannot differentiate op 'tanh' twice.*micrograd.Function"):
+    with pytest.raises(RuntimeError, match=r"cannot differentiate op 'tanh' twice.*micrograd.Function"):
         grad(_lecture_tanh(x), [x], create_graph=True)
-    with pytest.raises(CompileError, match="op 'tanh' has a hand-written _backward closure.*Function"):
+    with pytest.raises(CompileError, match=r"op 'tanh' has a hand-written _backward closure.*Function"):
         micrograd.compile(lambda v: _lecture_tanh(v), 0.3)
 
 
