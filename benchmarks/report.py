@@ -224,3 +224,53 @@ def machine_text(m: dict[str, Any]) -> str:
         f"Machine: {m['cpu']} ({m['logical_cpus']} logical CPUs), {m['implementation']} {m['python']}, "
         f"{m['platform']}, numpy {m['numpy']}; commit {m['commit']}; {m['date']}"
     )
+
+
+# Issue 9's no-regression goals against the engine before it: (workload, our row, the most ratio allowed).
+REGRESSION_LIMITS = {
+    ("train_step", "ours"): 1.05,
+    ("train_step", "ours, compiled replay"): 1.10,
+    ("chain_backward", "ours"): 1.10,
+}
+BYTES_PER_NODE_LIMIT = 200.0
+
+
+def against_baseline(summary: dict[str, Any], sha: str) -> list[dict[str, Any]]:
+    """For each of our rows with a twin run on commit ``sha``: both medians, their ratio, and the goal."""
+    out = []
+    for key, entry in summary.items():
+        for label, row in entry["rows"].items():
+            twin = entry["rows"].get(f"{label} @ {sha}")
+            if twin is None or row["median"] is None or twin["median"] is None:
+                continue
+            ratio = row["median"] / twin["median"]
+            item: dict[str, Any] = {
+                "workload": key,
+                "row": label,
+                "unit": entry["unit"],
+                "this": row["median"],
+                "baseline": twin["median"],
+                "ratio": ratio,
+            }
+            limit = REGRESSION_LIMITS.get((key, label))
+            if limit is not None:
+                item["limit"], item["met"] = limit, ratio <= limit
+            if key == "graph_memory":
+                item["limit_bytes"], item["met"] = BYTES_PER_NODE_LIMIT, row["median"] <= BYTES_PER_NODE_LIMIT
+            out.append(item)
+    return out
+
+
+def baseline_text(items: list[dict[str, Any]]) -> str:
+    lines = []
+    for it in items:
+        goal = ""
+        if "limit" in it:
+            goal = f"  goal <= {it['limit']:.2f}: {'met' if it['met'] else 'NOT met'}"
+        elif "limit_bytes" in it:
+            goal = f"  goal <= {it['limit_bytes']:.0f} B: {'met' if it['met'] else 'NOT met'}"
+        lines.append(
+            f"  {it['workload']:<15} {it['row']:<24} {format_quantity(it['this'], it['unit']):>10} vs "
+            f"{format_quantity(it['baseline'], it['unit']):>10}  ratio {it['ratio']:.3f}{goal}"
+        )
+    return "\n".join(lines)

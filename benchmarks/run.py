@@ -3,6 +3,7 @@
     python -m benchmarks.run                # full run: table, targets, benchmarks/results/latest.json
     python -m benchmarks.run --tiny         # seconds: every workload on tiny inputs (CI)
     python -m benchmarks.run --only train_step --reps 3 --json /tmp/train.json
+    python -m benchmarks.run --baseline HEAD~3   # also this engine as of a git commit, side by side
 
 Repetitions alternate the order of the rows (forward, then backward), so a
 slow drift of the machine does not favour one engine.  The exit status is 1
@@ -13,20 +14,70 @@ when a row failed (an error, not an expected status such as micrograd
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from . import report
 from .install_reference import installed_version
-from .suite import BENCH_DIR, REFERENCE, REFERENCE_DIR, REFERENCE_VERSION, WORKLOADS, Row, Workload
+from .suite import (
+    BENCH_DIR,
+    OURS,
+    REFERENCE,
+    REFERENCE_DIR,
+    REFERENCE_VERSION,
+    REPO_ROOT,
+    WORKLOADS,
+    Engine,
+    Row,
+    Workload,
+)
 
 DEFAULT_JSON = BENCH_DIR / "results" / "latest.json"
 WORKER = BENCH_DIR / "worker.py"
+
+
+def export_commit(rev: str) -> tuple[str, Path]:
+    """The tree of commit ``rev`` (``git archive``) in ``benchmarks/.baseline-<sha>``: (sha, folder)."""
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short", f"{rev}^{{commit}}"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError) as e:
+        detail = getattr(e, "stderr", "") or str(e)
+        raise ValueError(f"--baseline {rev!r} is not a commit of this repository: {detail.strip()}") from None
+    folder = BENCH_DIR / f".baseline-{sha}"
+    if not (folder / "micrograd" / "__init__.py").exists():
+        tar = subprocess.run(
+            ["git", "archive", "--format=tar", sha], cwd=REPO_ROOT, capture_output=True, check=True
+        )
+        staging = Path(tempfile.mkdtemp(prefix=f".baseline-{sha}-", dir=BENCH_DIR))
+        with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
+            archive.extractall(staging, filter="data")
+        os.replace(staging, folder)  # whole or not at all
+    return sha, folder
+
+
+def with_baseline(workload: Workload, sha: str, folder: Path) -> Workload:
+    """``workload`` with each of our rows run a second time on the engine of commit ``sha``."""
+    engine = Engine(f"ours @ {sha}", folder)
+    twins = tuple(
+        dataclasses.replace(r, label=f"{r.label} @ {sha}", engine=engine)
+        for r in workload.rows
+        if r.engine == OURS
+    )
+    return dataclasses.replace(workload, rows=workload.rows + twins)
 
 
 def run_row(row: Row, params: dict[str, Any], scratch: Path) -> dict[str, Any]:
@@ -92,6 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--without-reference", action="store_true", help=f"skip the micrograd {REFERENCE_VERSION} rows"
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="also run our rows on this engine as of git commit REV, in the same run, and compare",
+    )
     args = parser.parse_args(argv)
     if args.reps is not None and args.reps < 1:
         parser.error(f"--reps must be at least 1, got {args.reps}")
@@ -104,6 +160,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     selected = [w for w in WORKLOADS if args.only is None or w.key in args.only]
+    sha = None
+    if args.baseline is not None:
+        try:
+            sha, folder = export_commit(args.baseline)
+        except ValueError as e:
+            parser.error(str(e))
+        selected = [with_baseline(w, sha, folder) for w in selected]
     summary = {w.key: run_workload(w, args.tiny, args.reps, skip) for w in selected}
     doc: dict[str, Any] = {
         "machine": report.machine(),
@@ -111,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         "workloads": summary,
         "targets": report.check_targets(summary),
     }
+    if sha is not None:
+        doc["baseline"] = {"commit": sha, "comparison": report.against_baseline(summary, sha)}
     print()
     print(report.table(summary))
     print()
@@ -118,6 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.tiny:
         print("\nTargets of issue 5:")
         print(report.targets_text(doc["targets"]))
+    if sha is not None:
+        print(
+            f"\nThis engine against commit {sha} (ratio of medians, this / {sha}; < 1 is faster or smaller):"
+        )
+        print(report.baseline_text(doc["baseline"]["comparison"]))
     path = args.json if args.json is not None else (None if args.tiny else DEFAULT_JSON)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -72,14 +72,16 @@ def grad(
         weights = tuple(grad_outputs)
     if len(weights) != len(outs):
         raise ValueError(f"grad_outputs has {len(weights)} entries but there are {len(outs)} outputs")
-    grads = _topological_order(outs)
-    for out, w in zip(outs, weights):
+    seeds: list[Any] = []
+    for w in weights:
         if not create_graph:
-            w = _to_float(w.data if isinstance(w, Value) else w, "grad_outputs")
-        elif not isinstance(w, Value):
-            w = _leaf(_to_float(w, "grad_outputs"))
-        grads[out] = w if grads[out] is None else grads[out] + w
+            seeds.append(_to_float(w.data if isinstance(w, Value) else w, "grad_outputs"))
+        else:
+            seeds.append(w if isinstance(w, Value) else _leaf(_to_float(w, "grad_outputs")))
     with _collector_paused():
+        grads = _topological_order(outs)
+        for out, seed in zip(outs, seeds):
+            grads[out] = seed if grads[out] is None else grads[out] + seed
         _backpropagate(grads, create_graph=create_graph, into_grad=False)
     result: list[Any] = []
     for i, x in enumerate(ins):

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .autograd import topological_order
-from .engine import Add, Context, Function, Sub, Sum, Value, _accumulated, _HandWritten, _vjp
+from .engine import Add, Context, Function, Sub, Sum, Value, _accumulated, _HandWritten, _new_ctx, _vjp
 from .grad_mode import _hear_data_reads, enable_grad
 
 if TYPE_CHECKING:
@@ -213,7 +213,19 @@ class _Group:
     For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
     ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward."""
 
-    __slots__ = ("args", "ctx", "edges", "fn", "needs", "positions", "signs", "start", "stop", "template")
+    __slots__ = (
+        "args",
+        "ctx",
+        "edges",
+        "fn",
+        "needs",
+        "plain",
+        "positions",
+        "signs",
+        "start",
+        "stop",
+        "template",
+    )
 
     def __init__(
         self, fn: type[Function] | None, template: tuple[tuple[bool, Any], ...], start: int, stop: int
@@ -222,6 +234,7 @@ class _Group:
         self.template = template
         self.needs: tuple[bool, ...] = ()
         self.positions = [i for i, (is_operand, _) in enumerate(template) if is_operand]
+        self.plain = self.positions == list(range(len(template)))
         self.start, self.stop = start, stop
         self.args: list[Indices] = []
         self.signs: Floats | None = None
@@ -232,8 +245,12 @@ class _Group:
         """The op's own forward on arrays of operands (one element per node of the group)."""
         fn = self.fn
         assert fn is not None
-        args = tuple([operands[v] if is_operand else v for is_operand, v in self.template])
-        ctx = Context(self.needs, args)
+        if self.plain:  # the operands, in order: no parameters
+            args = tuple(operands)
+        else:
+            args = tuple([operands[v] if is_operand else v for is_operand, v in self.template])
+        ctx: Context = _new_ctx(Context)
+        ctx.inputs, ctx.saved_tensors, ctx.needs_input_grad = args, (), self.needs
         try:
             out = fn.forward(ctx, *args)
         except Exception as exc:
@@ -260,7 +277,7 @@ class _Group:
             raise CompileError(
                 f"{fn.name}.backward returned {len(grads)} gradient(s) for {len(self.template)} input(s)"
             )
-        return [grads[i] for i in self.positions]
+        return grads if self.plain else [grads[i] for i in self.positions]
 
 
 class _Gather(NamedTuple):

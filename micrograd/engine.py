@@ -31,10 +31,8 @@ that make it fast, each named as such.
 
 from __future__ import annotations
 
-import functools
 import gc
 import numbers
-import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from threading import get_ident
@@ -125,11 +123,17 @@ class Function:
     # Set on the engine's own ops: their backward returns a well-formed tuple, so it is not checked.
     _trusted: ClassVar[bool] = False
 
+    # For the engine's own ops: which of ctx.inputs (1) and ctx.output (2) backward reads, from
+    # the names in its code (speed trick 5); None for every other op.
+    _reads: ClassVar[int | None] = None
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if not cls.__dict__.get("name"):
             cls.name = cls.__name__
         cls._trusted = bool(cls.__dict__.get("_trusted", False))
+        names = getattr(getattr(cls.backward, "__code__", None), "co_names", ("inputs", "output"))
+        cls._reads = ("inputs" in names) | 2 * ("output" in names) if cls._trusted else None
 
     @staticmethod
     def forward(ctx: Context, *args: Any) -> Any:
@@ -265,18 +269,20 @@ def _binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Val
     def method(self: Value, other: Operand) -> Value:
         if type(other) is not Value:
             other = _operand(other)
-        a, b = (other, self) if reflected else (self, other)
         node: Value = _new_value(Value)
-        node.data = forward(_ENGINE_CTX, a.data, b.data)
+        node.data = forward(_ENGINE_CTX, self.data, other.data)
         node.grad = 0.0
         node.label = ""
         if _no_grad_threads and get_ident() in _no_grad_threads:
             node._prev, node._op, node._fn, node._ctx = (), "", None, None
         else:
-            node._prev, node._op, node._fn, node._ctx = (a, b), name, fn, None
+            node._prev, node._op, node._fn, node._ctx = (self, other), name, fn, None
         return node
 
-    return method
+    def reflected_method(self: Value, other: Operand) -> Value:
+        return method(_operand(other), self)
+
+    return reflected_method if reflected else method
 
 
 def _unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
@@ -367,10 +373,11 @@ class Value:
         >>> x.grad
         6.0
         """
-        order = _topological_order((self,))
-        order[self] = _to_float(gradient, "backward()'s gradient")
+        seed = _to_float(gradient, "backward()'s gradient")
         with _collector_paused():
-            _backpropagate(order, create_graph=False, into_grad=True)
+            grads = _topological_order((self,))
+            grads[self] = seed
+            _backpropagate(grads, create_graph=False, into_grad=True)
 
     __neg__ = _unary_method(Neg, "-x.")
     __radd__ = _binary_method(Add, reflected=True)  # other + self; sum() starts with 0 + v
@@ -571,6 +578,7 @@ def _backpropagate(grads: dict[Value, Any], create_graph: bool, into_grad: bool)
     returning them (``grad()``).
     """
     unary, binary = _reusable_ctx(1), _reusable_ctx(2)  # speed trick 5
+    fast = not create_graph
     for node in reversed(grads):
         g = grads[node]
         if g is None:
@@ -583,12 +591,15 @@ def _backpropagate(grads: dict[Value, Any], create_graph: bool, into_grad: bool)
                 raise _no_rule_error(node)
             continue  # a leaf
         prev = node._prev
-        if node._ctx is not None or create_graph or not fn._trusted or len(prev) > 2:
+        reads = fn._reads
+        if not (fast and reads is not None and node._ctx is None) or len(prev) > 2:
             received = _vjp(node, g, create_graph)
         elif len(prev) == 2:  # speed trick 5: the engine's own binary ops, inline
             a, b = prev
-            binary.inputs = (a.data, b.data)
-            binary.output = node.data
+            if reads & 1:
+                binary.inputs = (a.data, b.data)
+            if reads & 2:
+                binary.output = node.data
             ga, gb = fn.backward(binary, g)
             so_far = grads[a]
             grads[a] = ga if so_far is None else so_far + ga
@@ -596,8 +607,10 @@ def _backpropagate(grads: dict[Value, Any], create_graph: bool, into_grad: bool)
             grads[b] = gb if so_far is None else so_far + gb
             continue
         else:  # speed trick 5: the engine's own unary ops
-            unary.inputs = (prev[0].data,)
-            unary.output = node.data
+            if reads & 1:
+                unary.inputs = (prev[0].data,)
+            if reads & 2:
+                unary.output = node.data
             received = fn.backward(unary, g)
         for child, contribution in zip(prev, received):
             if contribution is not None:
@@ -642,7 +655,10 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx: Context, *xs: Any) -> Any:
-        return functools.reduce(operator.add, xs)  # ((x0 + x1) + x2) + ...: builtin sum's order
+        total = xs[0]
+        for x in xs[1:]:  # ((x0 + x1) + x2) + ...: builtin sum's order
+            total = total + x
+        return total
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
@@ -925,7 +941,9 @@ def _no_rule_error(node: Value) -> RuntimeError:
 # Speed trick 4: the backward pass pauses Python's cyclic garbage collector: the graph has no
 #   reference cycles, yet on a large graph the collector would walk every node again and again.
 # Speed trick 5: the chain-rule loop calls the engine's own unary and binary ops' backward
-#   itself, with one Context per arity refilled node after node (their backward keeps nothing).
+#   itself, with one Context per arity refilled node after node (their backward keeps nothing),
+#   and fills in only what their backward reads of ctx.inputs and ctx.output (the names in its
+#   code, found when the class is made).
 
 _new_value = object.__new__
 _new_ctx = object.__new__
