@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 from micrograd import Value, is_grad_enabled, no_grad
-from nn import MLP, optim
+from nn import MLP, accuracy, datasets, losses, optim
 
 MODEL = MLP(2, [3, 1], seed=0)
 MULTI = MLP(2, [3, 3], seed=0)  # three outputs per sample
 P = MODEL.parameters()
+X, y = datasets.make_moons(4, seed=0)
 
 
 def _call(f: Any, *args: Any, **kwargs: Any) -> Callable[[], object]:
@@ -79,6 +80,116 @@ MISUSES: list[tuple[str, Callable[[], object], type[BaseException], str]] = [
     ("beta1=1", _call(optim.Adam, P, betas=(1.0, 0.999)), ValueError, r"invalid beta1.*\[0\.0, 1\.0\)"),
     ("one beta", _call(optim.Adam, P, betas=0.9), ValueError, r"betas must be a pair"),
     ("weight_decay<0", _call(optim.AdamW, P, weight_decay=-1), ValueError, "invalid weight_decay"),
+    # ---- models: construction and calling
+    ("MLP(2, 16): one size", _call(MLP, 2, 16), ValueError, r"nouts must be a non-empty list.*\[16, 16, 1\]"),
+    ("MLP(2.5, [1])", _call(MLP, 2.5, [1]), ValueError, "nin must be a positive int, got 2.5"),
+    ("MLP(2, [4, 0])", _call(MLP, 2, [4, 0]), ValueError, r"nouts\[1\] must be a positive int"),
+    ("seed as a float", _call(MLP, 2, [1], seed=1.5), TypeError, "seed must be an int"),
+    (
+        "model(1.0): a number",
+        _call(MODEL, 1.0),
+        TypeError,
+        r"takes one sample, a list of 2 inputs.*got float",
+    ),
+    ("model(x) of a 1-input model", _call(MLP(1, [1], seed=0), 2.0), TypeError, r"write model\(\[x\]\)"),
+    ("model('ab'): a string", _call(MODEL, "ab"), TypeError, "a list of 2 inputs.*got str"),
+    ("model(x) with 3 inputs", _call(MODEL, [1.0, 2.0, 3.0]), ValueError, "expected 2 inputs, got 3"),
+    (
+        "model(X): the batch",
+        _call(MODEL, [[0.0, 1.0]] * 5),
+        ValueError,
+        r"batch of 5 samples.*\[model\(x\) for x in X\]",
+    ),
+    ("model(X[:2])", _call(MODEL, [[0.0, 1.0]] * 2), TypeError, r"input 0 must be a number.*for a batch"),
+    (
+        "model([1.0, None])",
+        _call(MODEL, [1.0, None]),
+        TypeError,
+        "input 1 must be a number or a Value, got NoneType",
+    ),
+    ("layer(1.0)", _call(MODEL.layers[0], 1.0), TypeError, r"layer\(x\) takes one sample"),
+    (
+        "neuron([1.0])",
+        _call(MODEL.layers[0].neurons[0], [1.0]),
+        ValueError,
+        r"neuron\(x\) expected 2 inputs, got 1",
+    ),
+    # ---- losses on the wrong shapes
+    (
+        "hinge on 3 outputs per sample",
+        _call(losses.hinge, [MULTI(x) for x in X], y),
+        TypeError,
+        r"scores\[0\] is a list of 3 items.*cross_entropy",
+    ),
+    (
+        "mse on 3 outputs per sample",
+        _call(losses.mse, [MULTI(x) for x in X], [[0.0] * 3] * 4),
+        TypeError,
+        r"mse: preds\[0\] is a list of 3 items.*flatten",
+    ),
+    (
+        "bce on 3 outputs per sample",
+        _call(losses.binary_cross_entropy_with_logits, [MULTI(x) for x in X], y),
+        TypeError,
+        r"logits\[0\] is a list.*one score per sample",
+    ),
+    (
+        "mse(None, ...)",
+        _call(losses.mse, None, [1.0]),
+        TypeError,
+        "preds must be a number, a Value or a list",
+    ),
+    (
+        "hinge with string labels",
+        _call(losses.hinge, [Value(1.0)], ["1"]),
+        TypeError,
+        r"labels\[0\] must be a number",
+    ),
+    (
+        "hinge with labels 1, 2",
+        _call(losses.hinge, [Value(1.0)] * 2, [1, 2]),
+        ValueError,
+        "binary labels must be",
+    ),
+    (
+        "cross_entropy of scores",
+        _call(losses.cross_entropy, [Value(1.0)], [0]),
+        TypeError,
+        "must be a list of logits",
+    ),
+    ("accuracy of nothing", _call(accuracy, [], []), ValueError, "outputs is empty"),
+    # ---- datasets
+    ("make_moons(1)", _call(datasets.make_moons, 1), ValueError, "n_samples must be an int >= 2"),
+    (
+        "make_moons(100.0)",
+        _call(datasets.make_moons, 100.0),
+        ValueError,
+        "n_samples must be an int >= 2, got 100.0",
+    ),
+    (
+        "noise=-0.1",
+        _call(datasets.make_moons, 10, noise=-0.1),
+        ValueError,
+        "noise must be a finite number >= 0",
+    ),
+    (
+        "noise=nan",
+        _call(datasets.make_circles, 10, noise=math.nan),
+        ValueError,
+        "noise must be a finite number",
+    ),
+    (
+        "test_size=1.5",
+        _call(datasets.train_test_split, X, y, 1.5),
+        ValueError,
+        r"fraction must be in \(0, 1\)",
+    ),
+    (
+        "test_size='0.2'",
+        _call(datasets.train_test_split, X, y, "0.2"),
+        TypeError,
+        "test_size must be a fraction or a count",
+    ),
     # ---- no_grad
     ("no_grad(3)", _call(no_grad, 3), TypeError, r"no_grad\(\) takes no arguments.*@no_grad"),
 ]
@@ -122,3 +233,19 @@ def test_no_grad_as_a_bare_decorator() -> None:
     assert predict(x)._prev == () and predict.__name__ == "predict"
     assert Model()(x)._prev == ()
     assert is_grad_enabled()
+
+
+def test_numpy_scalars_are_accepted_wherever_python_numbers_are() -> None:
+    i, f = np.int64, np.float32
+    model = MLP(i(2), np.array([3, 1]), seed=i(7))
+    assert model.state_dict() == MLP(2, [3, 1], seed=7).state_dict()
+    assert model(np.array([0.5, -1.0])).data == model([0.5, -1.0]).data  # type: ignore[union-attr]
+    assert model([f(0.5), i(-1)]).data == model([float(f(0.5)), -1]).data  # type: ignore[union-attr]
+    Xn, yn = datasets.make_moons(i(10), noise=f(0.1), seed=i(1))
+    assert (Xn, yn) == datasets.make_moons(10, noise=float(f(0.1)), seed=1)
+    assert all(type(label) is int for label in yn)
+    assert len(datasets.make_circles(np.int32(6), factor=np.float64(0.5), noise=np.float16(0.1))[0]) == 6
+    assert len(datasets.make_spirals(i(9), n_classes=i(3), seed=np.uint8(2))[0]) == 9
+    assert len(datasets.train_test_split(Xn, yn, test_size=f(0.25), seed=i(0))[1]) == 3
+    assert len(datasets.train_test_split(Xn, yn, test_size=i(4))[1]) == 4
+    assert accuracy([[0.1, 0.9], [2.0, -1.0]], [i(1), i(1)]) == 0.5
