@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import random
 import reprlib
 from collections.abc import Callable, Sequence
@@ -316,14 +317,14 @@ class MLP(Module):
     def __repr__(self) -> str:
         return f"MLP({self.nin}, {self.nouts}, activation={self.activations})"
 
-    def save(self, path: str) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Write the architecture and weights to ``path`` as JSON, atomically (see ``nn.io``)."""
         from .io import save
 
         save(self, path)
 
     @classmethod
-    def load(cls, path: str) -> MLP:
+    def load(cls, path: str | os.PathLike[str]) -> MLP:
         """A new MLP rebuilt from a file written by ``save``."""
         from .io import load
 

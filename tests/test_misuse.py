@@ -7,19 +7,29 @@ have their own rows elsewhere."""
 from __future__ import annotations
 
 import math
+import random
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from micrograd import Value, is_grad_enabled, no_grad
+import micrograd
+import nn
+from micrograd import Value, is_grad_enabled, no_grad, render
+from micrograd.viz import GraphTooLargeError
 from nn import MLP, accuracy, datasets, losses, optim
 
 MODEL = MLP(2, [3, 1], seed=0)
 MULTI = MLP(2, [3, 3], seed=0)  # three outputs per sample
 P = MODEL.parameters()
 X, y = datasets.make_moons(4, seed=0)
+# paths in the rows: never written, as every row fails before writing
+TMP = Path(tempfile.gettempdir()) / "micrograd-misuse-table"
+DIVERGED = MLP(1, [1], seed=0)
+DIVERGED.layers[0].neurons[0].b.data = math.nan
 
 
 def _call(f: Any, *args: Any, **kwargs: Any) -> Callable[[], object]:
@@ -190,6 +200,101 @@ MISUSES: list[tuple[str, Callable[[], object], type[BaseException], str]] = [
         TypeError,
         "test_size must be a fraction or a count",
     ),
+    (
+        "make_spirals(n_classes=1)",
+        _call(datasets.make_spirals, 10, n_classes=1),
+        ValueError,
+        "n_classes must be an int >= 2",
+    ),
+    (
+        "X and y of different lengths",
+        _call(datasets.train_test_split, X, y[:-1]),
+        ValueError,
+        "X has 4 samples but y has 3",
+    ),
+    # ---- model configuration
+    (
+        "activation='softmax'",
+        _call(MLP, 2, [3, 1], activation="softmax"),
+        ValueError,
+        "unknown activation 'softmax'; choose one of",
+    ),
+    (
+        "one activation per layer",
+        _call(MLP, 2, [3, 1], activation=["relu"]),
+        ValueError,
+        "one name per layer: expected 2, got 1",
+    ),
+    ("init='he'", _call(MLP, 2, [3, 1], init="he"), ValueError, "unknown init 'he'"),
+    (
+        "seed and rng",
+        _call(MLP, 2, [1], seed=1, rng=random.Random(1)),
+        ValueError,
+        "give seed or rng, not both",
+    ),
+    ("load_state_dict(list)", _call(MODEL.load_state_dict, [1.0]), TypeError, "state must be a mapping"),
+    (
+        "load_state_dict with nan",
+        _call(MODEL.load_state_dict, dict.fromkeys(MODEL.state_dict(), math.nan)),
+        ValueError,
+        "not a finite number",
+    ),
+    # ---- model files
+    (
+        "save a Layer",
+        _call(nn.io.save, MODEL.layers[0], TMP / "m.json"),
+        TypeError,
+        "save\\(\\) writes an MLP",
+    ),
+    (
+        "save into a missing directory",
+        _call(MODEL.save, TMP / "missing" / "dir" / "m.json"),
+        FileNotFoundError,
+        r"the directory '.*missing/dir' does not exist",
+    ),
+    (
+        "save a diverged model",
+        _call(nn.io.save, DIVERGED, TMP / "m.json"),
+        ValueError,
+        "refusing to save a model with non-finite weights.*lower the learning rate",
+    ),
+    (
+        "load a missing file",
+        _call(MLP.load, TMP / "no-such-model.json"),
+        FileNotFoundError,
+        "no-such-model.json",
+    ),
+    # ---- render
+    (
+        "render(3.0, ...)",
+        _call(render, 3.0, TMP / "g.png"),
+        TypeError,
+        "needs a Value or a sequence of Values, got float",
+    ),
+    (
+        "render to .jpg",
+        _call(render, Value(1.0), TMP / "g.jpg"),
+        ValueError,
+        r"cannot tell the format.*\.png",
+    ),
+    (
+        "render .png as svg",
+        _call(render, Value(1.0), TMP / "g.png", format="svg"),
+        ValueError,
+        r"ends in \.png but format='svg'",
+    ),
+    (
+        "render(timeout=0)",
+        _call(render, Value(1.0), TMP / "g.png", timeout=0),
+        ValueError,
+        "timeout must be a positive number",
+    ),
+    (
+        "render a huge graph",
+        _call(render, micrograd.sum(Value(float(i)) for i in range(400)), TMP / "g.svg"),
+        GraphTooLargeError,
+        r"402 Values.*single sample.*format='svg'.*max_nodes=402",
+    ),
     # ---- no_grad
     ("no_grad(3)", _call(no_grad, 3), TypeError, r"no_grad\(\) takes no arguments.*@no_grad"),
 ]
@@ -202,6 +307,10 @@ def test_misuse_gives_a_clear_error(
     with pytest.raises(error, match=phrase) as info:
         call()
     assert len(str(info.value)) < 500
+
+
+def test_the_table_is_long_enough() -> None:
+    assert len(MISUSES) >= 30
 
 
 def test_setting_a_bad_lr_between_steps_is_refused_and_keeps_the_old_one() -> None:
