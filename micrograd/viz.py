@@ -289,7 +289,10 @@ def _write_atomically(path: Path, data: bytes) -> None:
         mode = None  # a new file: 0o666 less the umask, as open() would give it
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(tmp, flags, 0o666)
+    try:
+        fd = os.open(tmp, flags, 0o666)
+    except OSError as exc:  # name the file the user asked for, not the temporary one
+        raise OSError(exc.errno, f"render: cannot write {str(path)!r}: {exc.strerror}", str(path)) from None
     try:
         with open(fd, "wb") as f:
             f.write(data)

@@ -301,3 +301,16 @@ def test_saving_into_a_missing_directory_names_the_path(tmp_path: Path, model: M
     with pytest.raises(NotADirectoryError, match="is a file, not a directory"):
         model.save(str(tmp_path / "file" / "m.json"))
     assert not (tmp_path / "missing").exists()
+
+
+def test_an_unwritable_directory_is_named_not_the_temporary_file(
+    tmp_path: Path, model: MLP, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def mkstemp(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".m.json.x1y2.tmp"))
+
+    monkeypatch.setattr(io.tempfile, "mkstemp", mkstemp)
+    path = tmp_path / "m.json"
+    with pytest.raises(PermissionError, match="save: cannot create a file in") as info:
+        model.save(str(path))
+    assert info.value.filename == str(path) and ".tmp" not in str(info.value)

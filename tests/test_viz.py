@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -382,6 +383,24 @@ def test_when_the_dot_source_cannot_be_saved_the_original_error_is_kept(
     with pytest.raises(GraphvizNotFoundError, match=r"could not be saved either \(\[Errno 28\]"):
         render(o, tmp_path / "g.png")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty-bin"]
+
+
+@needs_dot
+def test_an_unwritable_directory_is_named_not_the_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_open = os.open
+
+    def no_new_files(path: Any, flags: int, mode: int = 0o777) -> int:
+        if flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", no_new_files)
+    target = tmp_path / "g.png"
+    with pytest.raises(PermissionError, match="cannot write") as info:
+        render(Value(1.0), target)
+    assert info.value.filename == str(target) and ".tmp" not in str(info.value)
 
 
 def test_a_slow_dot_is_stopped_after_the_timeout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
