@@ -63,7 +63,8 @@ def save(model: MLP, path: PathLike) -> None:
     if bad:
         raise ValueError(
             f"refusing to save a model with non-finite weights: {len(bad)} of them, first {bad[0]!r} = "
-            f"{params[bad[0]]} (training diverged? lower the learning rate)"
+            f"{params[bad[0]]}: training diverged (a learning rate too high), "
+            "or nan/inf came in with the data or the loss (check the inputs with math.isfinite)"
         )
     doc = {"format": FORMAT, "version": VERSION, "architecture": _architecture(model), "parameters": params}
     text = json.dumps(doc, allow_nan=False, indent=1) + "\n"
