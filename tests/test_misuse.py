@@ -321,7 +321,8 @@ def test_setting_a_bad_lr_between_steps_is_refused_and_keeps_the_old_one() -> No
 
 
 def test_numpy_scalars_are_accepted_as_hyper_parameters() -> None:
-    opt = optim.Adam(P, lr=np.float32(0.5), betas=np.array([0.9, 0.99]), eps=np.float64(1e-8))
+    betas = np.array([0.9, 0.99])  # an array where a tuple is expected: any pair will do
+    opt = optim.Adam(P, lr=np.float32(0.5), betas=betas, eps=np.float64(1e-8))  # type: ignore[arg-type]
     assert opt.lr == float(np.float32(0.5)) and opt.betas == (0.9, 0.99)
     sgd = optim.SGD(P, lr=np.int64(1), momentum=np.float16(0.5))
     assert (sgd.lr, sgd.momentum) == (1.0, 0.5)
@@ -346,9 +347,10 @@ def test_no_grad_as_a_bare_decorator() -> None:
 
 def test_numpy_scalars_are_accepted_wherever_python_numbers_are() -> None:
     i, f = np.int64, np.float32
-    model = MLP(i(2), np.array([3, 1]), seed=i(7))
+    model = MLP(i(2), np.array([3, 1]), seed=i(7))  # type: ignore[arg-type]
     assert model.state_dict() == MLP(2, [3, 1], seed=7).state_dict()
-    assert model(np.array([0.5, -1.0])).data == model([0.5, -1.0]).data  # type: ignore[union-attr]
+    sample = np.array([0.5, -1.0])
+    assert model(sample).data == model([0.5, -1.0]).data  # type: ignore[arg-type, union-attr]
     assert model([f(0.5), i(-1)]).data == model([float(f(0.5)), -1]).data  # type: ignore[union-attr]
     Xn, yn = datasets.make_moons(i(10), noise=f(0.1), seed=i(1))
     assert (Xn, yn) == datasets.make_moons(10, noise=float(f(0.1)), seed=1)

@@ -6,6 +6,7 @@ import json
 import math
 import os
 import random
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -309,7 +310,7 @@ def test_an_unwritable_directory_is_named_not_the_temporary_file(
     def mkstemp(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied", str(tmp_path / ".m.json.x1y2.tmp"))
 
-    monkeypatch.setattr(io.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     path = tmp_path / "m.json"
     with pytest.raises(PermissionError, match="save: cannot create a file in") as info:
         model.save(str(path))
