@@ -49,7 +49,7 @@ _TITLES = {
 def _check_activation(activation: object) -> str:
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}; choose one of {sorted(ACTIVATIONS)}")
-    return activation
+    return str(activation)  # a plain str, also for NumPy's np.str_
 
 
 def _check_size(n: object, what: str) -> int:

@@ -20,7 +20,7 @@ import micrograd
 import nn
 from micrograd import Value, is_grad_enabled, no_grad, render
 from micrograd.viz import GraphTooLargeError
-from nn import MLP, accuracy, datasets, losses, optim
+from nn import MLP, Layer, Neuron, accuracy, datasets, losses, optim
 
 MODEL = MLP(2, [3, 1], seed=0)
 MULTI = MLP(2, [3, 3], seed=0)  # three outputs per sample
@@ -360,3 +360,6 @@ def test_numpy_scalars_are_accepted_wherever_python_numbers_are() -> None:
     assert len(datasets.train_test_split(Xn, yn, test_size=f(0.25), seed=i(0))[1]) == 3
     assert len(datasets.train_test_split(Xn, yn, test_size=i(4))[1]) == 4
     assert accuracy([[0.1, 0.9], [2.0, -1.0]], [i(1), i(1)]) == 0.5
+    assert repr(Layer(i(2), i(3), activation=np.str_("tanh"), seed=i(0))) == "Layer(2, 3, activation='tanh')"
+    assert Neuron(np.int8(2), seed=np.uint64(1)).nin == 2
+    assert optim.SGD(P, lr=f(0.1), momentum=0.9, nesterov=np.bool_(True)).nesterov is True

@@ -7,6 +7,7 @@ import io
 import math
 import os
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -408,7 +409,7 @@ def test_a_slow_dot_is_stopped_after_the_timeout(tmp_path: Path, monkeypatch: py
     fake.mkdir()
     script = fake / "dot"
     # exec: the process render stops is the sleeping one itself
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import time; time.sleep(60)'\n")
+    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -c 'import time; time.sleep(60)'\n")
     script.chmod(0o755)
     monkeypatch.setenv("PATH", str(fake))
     o, params = neuron()
