@@ -11,7 +11,7 @@ import functools
 import threading
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,9 +73,34 @@ class no_grad(_GradMode):  # noqa: N801 - PyTorch's name
     ...     y = x * x
     >>> y._prev
     ()
+
+    As a decorator it may be written with or without parentheses:
+
+    >>> @no_grad
+    ... def predict(v):
+    ...     return v * v
+    >>> predict(x)._prev
+    ()
     """
 
     _enabled = False
+
+    @overload
+    def __new__(cls) -> no_grad: ...
+
+    @overload
+    def __new__(cls, func: F) -> F: ...  # type: ignore[misc]  # ``@no_grad``: the wrapped function
+
+    def __new__(cls, func: F | None = None) -> Any:
+        self = super().__new__(cls)
+        if func is None:
+            return self
+        if isinstance(func, type) or not callable(func):
+            raise TypeError(
+                "no_grad() takes no arguments: write `with no_grad():`, or decorate a function "
+                f"with @no_grad or @no_grad(); got {type(func).__name__}: {func!r}"
+            )
+        return self(func)  # ``@no_grad`` without parentheses: wrap the function at once
 
 
 class enable_grad(_GradMode):  # noqa: N801 - PyTorch's name

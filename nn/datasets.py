@@ -10,6 +10,7 @@ the numbers differ from scikit-learn's but the distribution is the same.
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from collections.abc import Sequence
 from typing import TypeVar
@@ -18,20 +19,30 @@ T = TypeVar("T")
 Points = list[list[float]]
 
 
-def _rng(seed: int | None) -> random.Random:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+# numbers.Integral and numbers.Real take NumPy scalars too: make_moons(np.int64(100), noise=np.float32(0.1))
+
+
+def _rng(seed: object) -> random.Random:
+    if seed is None:
+        return random.Random()
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be an int or None, got {type(seed).__name__}: {seed!r}")
-    return random.Random(seed)
+    return random.Random(int(seed))  # random.Random refuses NumPy ints
 
 
-def _check(n_samples: object, noise: object, least: int = 2) -> float:
-    if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < least:
-        raise ValueError(f"n_samples must be an int >= {least}, got {n_samples!r}")
+def _count(n: object, what: str, least: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < least:
+        raise ValueError(f"{what} must be an int >= {least}, got {n!r}")
+    return int(n)
+
+
+def _check(n_samples: object, noise: object, least: int = 2) -> tuple[int, float]:
+    n = _count(n_samples, "n_samples", least)
     if noise is None:
-        return 0.0
-    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise < math.inf:
+        return n, 0.0
+    if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or not 0 <= float(noise) < math.inf:
         raise ValueError(f"noise must be a finite number >= 0 or None, got {noise!r}")
-    return float(noise)
+    return n, float(noise)
 
 
 def _linspace(start: float, stop: float, n: int, endpoint: bool = True) -> list[float]:
@@ -67,7 +78,7 @@ def make_moons(
     >>> [[round(a, 3), round(b, 3)] for a, b in X], y
     ([[1.0, 0.0], [-1.0, 0.0], [0.0, 0.5], [2.0, 0.5]], [0, 0, 1, 1])
     """
-    sd = _check(n_samples, noise)
+    n_samples, sd = _check(n_samples, noise)
     rng = _rng(seed)
     n_out = n_samples // 2
     n_in = n_samples - n_out
@@ -94,9 +105,10 @@ def make_circles(
     >>> [[round(a, 3) + 0.0, round(b, 3) + 0.0] for a, b in X], y
     ([[1.0, 0.0], [-1.0, 0.0], [0.5, 0.0], [-0.5, 0.0]], [0, 0, 1, 1])
     """
-    sd = _check(n_samples, noise)
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor < 1:
+    n_samples, sd = _check(n_samples, noise)
+    if isinstance(factor, bool) or not isinstance(factor, numbers.Real) or not 0 <= factor < 1:
         raise ValueError(f"factor must be in [0, 1), got {factor!r}")
+    factor = float(factor)
     rng = _rng(seed)
     n_out = n_samples // 2
     n_in = n_samples - n_out
@@ -128,9 +140,8 @@ def make_spirals(
     >>> [round(math.hypot(*p), 3) for p in X]
     [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
     """
-    if isinstance(n_classes, bool) or not isinstance(n_classes, int) or n_classes < 2:
-        raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
-    sd = _check(n_samples, noise, least=n_classes)
+    n_classes = _count(n_classes, "n_classes", 2)
+    n_samples, sd = _check(n_samples, noise, least=n_classes)
     rng = _rng(seed)
     points: Points = []
     y: list[int] = []
@@ -164,14 +175,14 @@ def train_test_split(
         raise ValueError(f"X has {n} samples but y has {len(y)}")
     if n < 2:
         raise ValueError(f"need at least 2 samples to split, got {n}")
-    if isinstance(test_size, bool) or not isinstance(test_size, (int, float)):
+    if isinstance(test_size, bool) or not isinstance(test_size, numbers.Real):
         raise TypeError(f"test_size must be a fraction or a count, got {type(test_size).__name__}")
-    if isinstance(test_size, float):
+    if not isinstance(test_size, numbers.Integral):  # a float: the fraction of samples for testing
         if not 0.0 < test_size < 1.0:
             raise ValueError(f"test_size as a fraction must be in (0, 1), got {test_size!r}")
-        n_test = math.ceil(test_size * n)
+        n_test = math.ceil(float(test_size) * n)
     else:
-        n_test = test_size
+        n_test = int(test_size)
     if not 1 <= n_test <= n - 1:
         raise ValueError(
             f"test_size={test_size!r} leaves {n_test} of {n} samples for testing; need 1..{n - 1}"

@@ -10,17 +10,23 @@ The file holds values, not the graph::
 Floats are written with ``repr``, which reads back to the same float.  A save
 writes a temporary file in the same directory, flushes it to disk and renames
 it over the target, so a crash or a full disk mid-save leaves the previous file
-whole.  A load checks everything (JSON, format, version, architecture, every
-parameter) before it builds or changes any model, and names the problem.
+whole; saving to a symlink writes through it to its target, and a missing
+directory is an error naming the path (``save`` creates no directories).  A load
+checks everything (JSON, format, version, architecture, every parameter) before
+it builds or changes any model, and names the problem in a message of a few
+lines: an architecture claiming far more parameters than the file holds is
+refused before anything is allocated for it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
 import os
 import random
+import reprlib
 import tempfile
 from typing import Any
 
@@ -57,7 +63,8 @@ def save(model: MLP, path: PathLike) -> None:
     if bad:
         raise ValueError(
             f"refusing to save a model with non-finite weights: {len(bad)} of them, first {bad[0]!r} = "
-            f"{params[bad[0]]} (training diverged? lower the learning rate)"
+            f"{params[bad[0]]}: training diverged (a learning rate too high), "
+            "or nan/inf came in with the data or the loss (check the inputs with math.isfinite)"
         )
     doc = {"format": FORMAT, "version": VERSION, "architecture": _architecture(model), "parameters": params}
     text = json.dumps(doc, allow_nan=False, indent=1) + "\n"
@@ -65,12 +72,25 @@ def save(model: MLP, path: PathLike) -> None:
 
 
 def _atomic_write(path: str, data: bytes) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
+    given = path
+    path = os.path.realpath(path)  # a symlink is written through: its target gets the new contents
+    directory = os.path.dirname(path)
+    if not os.path.isdir(directory):
+        if os.path.exists(directory):
+            raise OSError(errno.ENOTDIR, f"save: {directory!r} is a file, not a directory", given)
+        raise OSError(
+            errno.ENOENT,
+            f"save: the directory {directory!r} does not exist (create it first, e.g. with os.makedirs)",
+            given,
+        )
     try:
         mode = os.stat(path).st_mode & 0o777  # replacing a file keeps its permissions
     except FileNotFoundError:
         mode = 0o644
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    except OSError as e:  # name the file the user asked for, not the temporary one
+        raise OSError(e.errno, f"save: cannot create a file in {directory!r}: {e.strerror}", given) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -116,37 +136,59 @@ def _read(path: PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
         ) from None
     except ValueError as e:
         raise ModelFileError(f"{where}: corrupted: {e}") from None
+    except RecursionError:
+        raise ModelFileError(f"{where}: corrupted: JSON nested too deeply") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelFileError(f'{where}: not a {FORMAT} model file (no "format": "{FORMAT}" field)')
     version = doc.get("version")
     if version != VERSION or isinstance(version, bool):
-        raise ModelFileError(f"{where}: unsupported format version {version!r}; this version reads {VERSION}")
+        raise ModelFileError(
+            f"{where}: unsupported format version {_short(version)}; this version reads {VERSION}"
+        )
     arch = doc.get("architecture")
     params = doc.get("parameters")
     if not isinstance(arch, dict):
         raise ModelFileError(f'{where}: the "architecture" field is missing or not an object')
     if not isinstance(params, dict):
         raise ModelFileError(f'{where}: the "parameters" field is missing or not an object')
-    _check_architecture(where, arch)
+    _check_architecture(where, arch, len(params))
     return arch, params
 
 
-def _check_architecture(where: str, arch: dict[str, Any]) -> None:
+def _short(x: object) -> str:
+    """A repr of at most ~100 characters: error messages never quote a whole corrupted file."""
+    return reprlib.repr(x)
+
+
+def _check_architecture(where: str, arch: dict[str, Any], n_params: int) -> None:
     if arch.get("type") != "MLP":
-        raise ModelFileError(f"{where}: unknown architecture type {arch.get('type')!r} (expected 'MLP')")
+        raise ModelFileError(
+            f"{where}: unknown architecture type {_short(arch.get('type'))} (expected 'MLP')"
+        )
     nin, nouts, acts = arch.get("nin"), arch.get("nouts"), arch.get("activations")
 
     def size(n: object) -> bool:
         return isinstance(n, int) and not isinstance(n, bool) and n >= 1
 
     if not size(nin):
-        raise ModelFileError(f"{where}: architecture nin must be a positive int, got {nin!r}")
+        raise ModelFileError(f"{where}: architecture nin must be a positive int, got {_short(nin)}")
     if not isinstance(nouts, list) or not nouts or not all(size(n) for n in nouts):
-        raise ModelFileError(f"{where}: architecture nouts must be a list of positive ints, got {nouts!r}")
+        raise ModelFileError(
+            f"{where}: architecture nouts must be a list of positive ints, got {_short(nouts)}"
+        )
     if not isinstance(acts, list) or len(acts) != len(nouts) or not all(a in ACTIVATIONS for a in acts):
         raise ModelFileError(
             f"{where}: architecture activations must name one of {sorted(ACTIVATIONS)} per layer, "
-            f"got {acts!r}"
+            f"got {_short(acts)}"
+        )
+    # Checked before the model is built: an architecture claiming far more parameters than the file
+    # holds (a corrupted size, nouts: [10**9]) is refused here instead of allocating a huge model.
+    # A small mismatch is left to the key-by-key check, which names the missing and unexpected keys.
+    expected = sum((fan_in + 1) * fan_out for fan_in, fan_out in zip([nin, *nouts], nouts))
+    if expected > 2 * n_params + 10_000:
+        raise ModelFileError(
+            f"{where}: corrupted: the architecture MLP({nin}, {_short(nouts)}) has {expected} parameters "
+            f"but the file holds {n_params}"
         )
 
 
@@ -183,7 +225,7 @@ def load_into(model: MLP, path: PathLike) -> None:
     mine = _architecture(model)
     if {k: arch.get(k) for k in mine} != mine:
         raise ModelFileError(
-            f"{where}: architecture mismatch: the file holds "
-            f"MLP({arch['nin']}, {arch['nouts']}, activation={arch['activations']}), the model is {model!r}"
+            f"{where}: architecture mismatch: the file holds MLP({arch['nin']}, {_short(arch['nouts'])}, "
+            f"activation={_short(arch['activations'])}), the model is {_short(model)}"
         )
     _fill(where, model, params)

@@ -11,7 +11,10 @@ demo model, weight for weight.
 from __future__ import annotations
 
 import math
+import numbers
+import os
 import random
+import reprlib
 from collections.abc import Callable, Sequence
 from operator import mul
 from types import ModuleType
@@ -46,13 +49,39 @@ _TITLES = {
 def _check_activation(activation: object) -> str:
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}; choose one of {sorted(ACTIVATIONS)}")
-    return activation
+    return str(activation)  # a plain str, also for NumPy's np.str_
 
 
 def _check_size(n: object, what: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+    # numbers.Integral: Python and NumPy ints alike (np.int64(2) is a fine size)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"{what} must be a positive int, got {n!r}")
-    return n
+    return int(n)
+
+
+def _check_input(x: object, n: int, who: str) -> None:
+    """A clear error unless ``x`` is one sample: a list (tuple, array) of ``n`` numbers or Values."""
+    if isinstance(x, (Value, numbers.Number, str, bytes)) or not hasattr(x, "__len__"):
+        wrap = (
+            f"; for one input write {who}([x])" if n == 1 and isinstance(x, (Value, numbers.Number)) else ""
+        )
+        raise TypeError(
+            f"{who}(x) takes one sample, a list of {n} input{'s' * (n != 1)} (numbers or Values), "
+            f"got {type(x).__name__}: {reprlib.repr(x)}{wrap}"
+        )
+    items = list(x)  # type: ignore[call-overload]
+    if len(items) != n:
+        batch = ""
+        if items and all(hasattr(i, "__len__") and not isinstance(i, (str, bytes)) for i in items):
+            batch = f"; it looks like a batch of {len(items)} samples: use [{who}(x) for x in X]"
+        raise ValueError(f"{who}(x) expected {n} inputs, got {len(items)}{batch}")
+    for i, xi in enumerate(items):
+        if isinstance(xi, bool) or not isinstance(xi, (Value, numbers.Real)):
+            batch = f"; for a batch use [{who}(x) for x in X]" if hasattr(xi, "__len__") else ""
+            raise TypeError(
+                f"{who}(x): input {i} must be a number or a Value, got {type(xi).__name__}: "
+                f"{reprlib.repr(xi)}{batch}"
+            )
 
 
 def make_rng(seed: int | None, rng: Rng | None) -> Rng:
@@ -61,9 +90,9 @@ def make_rng(seed: int | None, rng: Rng | None) -> Rng:
     if seed is not None and rng is not None:
         raise ValueError("give seed or rng, not both")
     if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
-        return random.Random(seed)
+        return random.Random(int(seed))  # random.Random refuses NumPy ints
     if rng is None:
         return random
     if not callable(getattr(rng, "uniform", None)):
@@ -143,8 +172,10 @@ class Neuron(Module):
         return len(self.w)
 
     def __call__(self, x: Input) -> Value:
-        if len(x) != len(self.w):
-            raise ValueError(f"expected {len(self.w)} inputs, got {len(x)}")
+        _check_input(x, len(self.w), "neuron")
+        return self._forward(x)
+
+    def _forward(self, x: Input) -> Value:
         # micrograd's sum((wi*xi for ...), self.b): the same float operations in the same
         # order, but the additions form one n-ary node instead of a chain of nin nodes.
         act = micrograd.sum(map(mul, self.w, x), self.b)
@@ -200,10 +231,14 @@ class Layer(Module):
 
     def forward(self, x: Input) -> list[Value]:
         """The outputs as a list, whatever their number."""
-        return [n(x) for n in self.neurons]
+        _check_input(x, self.nin, "layer")
+        return self._forward(x)
+
+    def _forward(self, x: Input) -> list[Value]:
+        return [n._forward(x) for n in self.neurons]
 
     def __call__(self, x: Input) -> Value | list[Value]:
-        out = [n(x) for n in self.neurons]
+        out = self.forward(x)
         return out[0] if len(out) == 1 else out
 
     def __repr__(self) -> str:
@@ -240,9 +275,12 @@ class MLP(Module):
         rng: Rng | None = None,
     ) -> None:
         nin = _check_size(nin, "nin")
-        if isinstance(nouts, (str, bytes)) or not isinstance(nouts, Sequence) or len(nouts) == 0:
-            raise ValueError(f"nouts must be a non-empty list of layer sizes, got {nouts!r}")
-        sizes = [nin] + [_check_size(n, f"nouts[{i}]") for i, n in enumerate(nouts)]
+        if isinstance(nouts, (str, bytes)) or not hasattr(nouts, "__len__") or len(nouts) == 0:
+            raise ValueError(
+                f"nouts must be a non-empty list of layer sizes (e.g. [16, 16, 1]), got {reprlib.repr(nouts)}"
+            )
+        nouts = [_check_size(n, f"nouts[{i}]") for i, n in enumerate(nouts)]
+        sizes = [nin, *nouts]
         if isinstance(activation, str):
             acts = [activation] * (len(nouts) - 1) + ["linear"]
         else:
@@ -270,22 +308,23 @@ class MLP(Module):
         return [layer.activation for layer in self.layers]
 
     def __call__(self, x: Input) -> Value | list[Value]:
-        out = self.layers[0].forward(x)
+        _check_input(x, self.nin, "model")
+        out = self.layers[0]._forward(x)
         for layer in self.layers[1:]:
-            out = layer.forward(out)
+            out = layer._forward(out)
         return out[0] if len(out) == 1 else out
 
     def __repr__(self) -> str:
         return f"MLP({self.nin}, {self.nouts}, activation={self.activations})"
 
-    def save(self, path: str) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Write the architecture and weights to ``path`` as JSON, atomically (see ``nn.io``)."""
         from .io import save
 
         save(self, path)
 
     @classmethod
-    def load(cls, path: str) -> MLP:
+    def load(cls, path: str | os.PathLike[str]) -> MLP:
         """A new MLP rebuilt from a file written by ``save``."""
         from .io import load
 

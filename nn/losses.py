@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 from collections.abc import Sequence
 
 import micrograd
@@ -18,12 +19,39 @@ from micrograd import Value
 Scalar = Value | float | int
 
 
-def _as_list(x: Scalar | Sequence[Scalar], what: str) -> list[Scalar]:
+def _as_list(x: Scalar | Sequence[Scalar], what: str, loss: str = "") -> list[Scalar]:
     # one number or Value, else any iterable of them (a list, a tuple, a NumPy array)
-    items: list[Scalar] = [x] if isinstance(x, (Value, numbers.Real)) else list(x)  # type: ignore[arg-type]
+    if isinstance(x, (Value, numbers.Real)):
+        return [x]
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__"):
+        raise TypeError(f"{what} must be a number, a Value or a list of them, got {type(x).__name__}: {x!r}")
+    items: list[Scalar] = list(x)  # type: ignore[arg-type]
     if not items:
         raise ValueError(f"{what} is empty")
+    if loss:
+        for i, item in enumerate(items):
+            if not isinstance(item, (Value, numbers.Real)):
+                raise TypeError(_not_scalar(loss, what, i, item))
     return items
+
+
+def _not_scalar(loss: str, what: str, i: int, item: object) -> str:
+    """The message for a list where a loss wants one number per sample."""
+    got = f"{type(item).__name__}: {reprlib.repr(item)}"
+    if not isinstance(item, (str, bytes)) and hasattr(item, "__len__"):
+        got = f"a {type(item).__name__} of {len(item)} items"
+        if loss in ("hinge", "binary_cross_entropy_with_logits"):
+            hint = (
+                f"; {loss} takes one score per sample, from a model with one output (last layer size 1). "
+                "For a model with several outputs (one per class) use cross_entropy(outputs, classes)"
+            )
+        else:
+            hint = (
+                f"; {loss} compares one number per sample. For several outputs per sample, flatten both: "
+                f"{loss}([o for out in outputs for o in out], [t for ts in targets for t in ts])"
+            )
+        return f"{loss}: {what}[{i}] is {got}, not a number or Value{hint}"
+    return f"{loss}: {what}[{i}] must be a number or a Value, got {got}"
 
 
 def _number(x: object, what: str) -> float:
@@ -50,8 +78,8 @@ def mse(preds: Scalar | Sequence[Scalar], targets: Scalar | Sequence[Scalar]) ->
     >>> mse([Value(1.0), Value(3.0)], [0.0, 1.0]).data
     2.5
     """
-    ps = _as_list(preds, "preds")
-    ts = _as_list(targets, "targets")
+    ps = _as_list(preds, "preds", "mse")
+    ts = _as_list(targets, "targets", "mse")
     _paired(ps, ts, "mse")
     terms = []
     for p, t in zip(ps, ts):
@@ -87,7 +115,7 @@ def hinge(scores: Scalar | Sequence[Scalar], labels: Sequence[object] | float | 
     >>> hinge([Value(2.0), Value(0.5)], [1, 1]).data
     0.25
     """
-    ss = _as_list(scores, "scores")
+    ss = _as_list(scores, "scores", "hinge")
     ys = signed_labels(_as_list(labels, "labels"))  # type: ignore[arg-type]
     _paired(ss, ys, "hinge")
     terms = []
@@ -114,8 +142,8 @@ def binary_cross_entropy_with_logits(
     >>> binary_cross_entropy_with_logits([Value(1000.0)], [0]).data
     1000.0
     """
-    xs = _as_list(logits, "logits")
-    ts = _as_list(targets, "targets")
+    xs = _as_list(logits, "logits", "binary_cross_entropy_with_logits")
+    ts = _as_list(targets, "targets", "binary_cross_entropy_with_logits")
     _paired(xs, ts, "binary_cross_entropy_with_logits")
     terms = []
     for i, (x, t) in enumerate(zip(xs, ts)):

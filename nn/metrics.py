@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 from micrograd import Value
@@ -38,9 +39,9 @@ def accuracy(outputs: Sequence[Scalar] | Sequence[Sequence[Scalar]], labels: Seq
         correct = 0
         for i, (o, y) in enumerate(zip(outs, ys)):
             row = [_data(z) for z in o]  # type: ignore[union-attr]
-            if isinstance(y, bool) or not isinstance(y, int) or not 0 <= y < len(row):
+            if isinstance(y, bool) or not isinstance(y, numbers.Integral) or not 0 <= y < len(row):
                 raise ValueError(f"labels[{i}] must be a class index in range({len(row)}), got {y!r}")
-            correct += max(range(len(row)), key=row.__getitem__) == y
+            correct += max(range(len(row)), key=row.__getitem__) == int(y)
         return correct / len(outs)
     signs = signed_labels(ys)
     return sum((_data(o) > 0) == (s > 0) for o, s in zip(outs, signs)) / len(outs)

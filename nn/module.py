@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
@@ -106,7 +107,7 @@ class Module:
         if strict and (missing or unexpected):
             raise KeyError(
                 f"error loading state into {type(self).__name__}: "
-                f"missing keys {missing}, unexpected keys {unexpected}"
+                f"missing keys {_some(missing)}, unexpected keys {_some(unexpected)}"
             )
         values: dict[str, float] = {}
         for name in params:
@@ -117,12 +118,21 @@ class Module:
         return IncompatibleKeys(missing, unexpected)
 
 
+def _some(names: list[str], shown: int = 5) -> str:
+    """The first few names and how many more: a corrupted state may hold millions."""
+    listed = [reprlib.repr(n) for n in names[:shown]]
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"[{', '.join(listed)}]{more}"
+
+
 def _parameter_value(name: str, x: object) -> float:
     if isinstance(x, Value):
         x = x.data
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"state[{name!r}] must be a real number, got {type(x).__name__}: {x!r}")
+        raise TypeError(
+            f"state[{reprlib.repr(name)}] must be a real number, got {type(x).__name__}: {reprlib.repr(x)}"
+        )
     v = float(x)
     if not math.isfinite(v):
-        raise ValueError(f"state[{name!r}] is {v}, not a finite number")
+        raise ValueError(f"state[{reprlib.repr(name)}] is {v}, not a finite number")
     return v

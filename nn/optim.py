@@ -10,19 +10,78 @@ agrees with ``torch.optim`` in float64 to rounding.
 from __future__ import annotations
 
 import math
+import numbers
+import reprlib
 from collections.abc import Iterable
 
 from micrograd import Value
 
+from .module import Module
+
 
 def _hyper(x: object, name: str, low: float = 0.0, high: float = math.inf, high_open: bool = False) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
+    # numbers.Real: Python and NumPy ints and floats alike (np.float32(0.1) is a fine learning rate)
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(x).__name__}: {x!r}")
     v = float(x)
+    if not math.isfinite(v):
+        raise ValueError(f"invalid {name}: {x!r} (must be a finite number)")
     if not (low <= v < high if high_open else low <= v <= high):
-        interval = f"[{low}, {high})" if high_open else f"[{low}, {high}]"
-        raise ValueError(f"invalid {name}: {x!r} (must be in {interval})")
+        interval = (
+            f">= {low}" if high == math.inf else f"in [{low}, {high})" if high_open else f"in [{low}, {high}]"
+        )
+        raise ValueError(f"invalid {name}: {x!r} (must be {interval})")
     return v
+
+
+_FIX = "pass model.parameters() (with the parentheses) or a list of Values"
+
+
+def _parameter_list(params: object) -> list[Value]:
+    """The parameters as a list, after checking the mistakes people make passing them."""
+    if isinstance(params, Value):
+        raise TypeError(f"params must be an iterable of Values, got one Value; {_FIX}, e.g. [v]")
+    if isinstance(params, Module):
+        raise TypeError(f"params must be an iterable of Values, got the module itself ({params!r}); {_FIX}")
+    if callable(params) and not hasattr(params, "__iter__"):
+        name = getattr(params, "__qualname__", getattr(params, "__name__", type(params).__name__))
+        raise TypeError(
+            f"params must be an iterable of Values, got the method {name} itself, not its result; "
+            f"call it: {_FIX}"
+        )
+    if isinstance(params, (str, bytes)) or not hasattr(params, "__iter__"):
+        raise TypeError(
+            f"params must be an iterable of Values, got {type(params).__name__}: {params!r}; {_FIX}"
+        )
+    ps = list(params)
+    if not ps:
+        raise ValueError(
+            "optimizer got an empty parameter list (a model without parameters, or an iterator "
+            f"that was already used up?); {_FIX}"
+        )
+    seen: set[Value] = set()
+    for i, p in enumerate(ps):
+        if not isinstance(p, Value):
+            got, hint = f"{type(p).__name__}: {reprlib.repr(p)}", _FIX
+            if isinstance(p, dict):
+                got, hint = "a dict", "parameter groups (dicts) are not supported: " + _FIX
+            elif isinstance(p, (list, tuple)):
+                got = f"a {type(p).__name__} of {len(p)} items"
+                hint = "the list is nested: pass model.parameters() itself, or concatenate the lists with +"
+            raise TypeError(f"params[{i}] must be a Value, got {got}; {hint}")
+        if p._prev:
+            raise ValueError(
+                f"params[{i}] is the result of an op ({p._op or '?'}), not a leaf: {p!r}. Optimizers update "
+                "leaves such as a model's weights; an op's result is recomputed by the next forward pass, so "
+                f"changing it would have no effect; {_FIX} (or x.detach() for a new leaf)"
+            )
+        if p in seen:
+            raise ValueError(
+                f"params[{i}] appears more than once; it would be updated twice per step. "
+                "Pass each parameter once (e.g. list(dict.fromkeys(params)) removes repeats)"
+            )
+        seen.add(p)
+    return ps
 
 
 class Optimizer:
@@ -31,18 +90,7 @@ class Optimizer:
     params: list[Value]
 
     def __init__(self, params: Iterable[Value], lr: float) -> None:
-        if isinstance(params, Value):
-            raise TypeError("params must be an iterable of Values (e.g. model.parameters()), got one Value")
-        self.params = list(params)
-        if not self.params:
-            raise ValueError("optimizer got an empty parameter list")
-        seen: set[Value] = set()
-        for i, p in enumerate(self.params):
-            if not isinstance(p, Value):
-                raise TypeError(f"params[{i}] must be a Value, got {type(p).__name__}: {p!r}")
-            if p in seen:
-                raise ValueError(f"params[{i}] appears more than once; it would be updated twice per step")
-            seen.add(p)
+        self.params = _parameter_list(params)
         self.lr = lr
         self.steps = 0
 
@@ -138,11 +186,12 @@ class Adam(Optimizer):
         amsgrad: bool = False,
     ) -> None:
         super().__init__(params, lr)
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        pair = [] if isinstance(betas, (str, bytes)) or not hasattr(betas, "__iter__") else list(betas)
+        if len(pair) != 2:
             raise ValueError(f"betas must be a pair (beta1, beta2), got {betas!r}")
         self.betas = (
-            _hyper(betas[0], "beta1", 0.0, 1.0, high_open=True),
-            _hyper(betas[1], "beta2", 0.0, 1.0, high_open=True),
+            _hyper(pair[0], "beta1", 0.0, 1.0, high_open=True),
+            _hyper(pair[1], "beta2", 0.0, 1.0, high_open=True),
         )
         self.eps = _hyper(eps, "eps")
         self.weight_decay = _hyper(weight_decay, "weight_decay")

@@ -6,6 +6,7 @@ import json
 import math
 import os
 import random
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -222,3 +223,95 @@ def test_missing_file_and_non_mlp(tmp_path: Path, model: MLP) -> None:
         MLP.load(str(tmp_path / "nope.json"))
     with pytest.raises(TypeError, match="writes an MLP"):
         io.save(model.layers[0], tmp_path / "x.json")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("nouts", "claimed"),
+    [([10**9, 1], 4_000_000_001), ([4000, 4000, 1], 16_020_001), ([10**6] * 40, 39_000_042_000_000)],
+)
+def test_a_huge_architecture_is_refused_before_the_model_is_built(
+    tmp_path: Path, model: MLP, monkeypatch: pytest.MonkeyPatch, nouts: list[int], claimed: int
+) -> None:
+    doc = _good_doc(model)
+    doc["architecture"].update(nouts=nouts, activations=["relu"] * len(nouts))
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(doc))
+
+    def no_building(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the model was built")
+
+    monkeypatch.setattr(io, "MLP", no_building)
+    with pytest.raises(ModelFileError, match=f"has {claimed} parameters but the file holds 31") as info:
+        io.load(path)
+    assert len(str(info.value)) < 500
+
+
+def test_error_messages_stay_short_whatever_the_file_holds(tmp_path: Path, model: MLP) -> None:
+    cases: list[Any] = [
+        lambda d: d["parameters"].update({f"junk.{i}": 0.0 for i in range(100_000)}),
+        lambda d: d["parameters"].update({"x" * 100_000: 0.0}),
+        lambda d: d["parameters"].update({"layers.0.neurons.0.b": "y" * 100_000}),
+        lambda d: d.update(version="v" * 100_000),
+        lambda d: d["architecture"].update(type="t" * 100_000),
+        lambda d: d["architecture"].update(nouts=["3"] * 100_000),
+        lambda d: d["architecture"].update(activations=["a" * 100_000] * 3),
+    ]
+    for mutate in cases:
+        doc = _good_doc(model)
+        mutate(doc)
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(doc))
+        with pytest.raises(ModelFileError) as info:
+            MLP.load(str(path))
+        assert len(str(info.value)) < 500, str(info.value)[:1000]
+
+
+def test_deeply_nested_json_is_a_model_file_error(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ModelFileError, match="nested too deeply"):
+        MLP.load(str(path))
+
+
+def test_save_writes_through_a_symlink_atomically(tmp_path: Path, model: MLP) -> None:
+    (tmp_path / "store").mkdir()
+    target = tmp_path / "store" / "model.json"
+    MLP(2, [4, 3, 1], seed=0).save(str(target))
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    model.save(str(link))
+    assert link.is_symlink() and link.resolve() == target
+    assert MLP.load(str(target)).state_dict() == model.state_dict()
+    assert sorted(p.name for p in (tmp_path / "store").iterdir()) == ["model.json"]  # no temporary file left
+    dangling = tmp_path / "next.json"
+    dangling.symlink_to(tmp_path / "store" / "next.json")
+    model.save(dangling)
+    assert (
+        dangling.is_symlink()
+        and MLP.load(str(tmp_path / "store" / "next.json")).state_dict() == model.state_dict()
+    )
+
+
+def test_saving_into_a_missing_directory_names_the_path(tmp_path: Path, model: MLP) -> None:
+    path = tmp_path / "missing" / "dir" / "m.json"
+    with pytest.raises(FileNotFoundError, match="does not exist") as info:
+        model.save(str(path))
+    assert info.value.filename == str(path)
+    assert str(tmp_path / "missing" / "dir") in str(info.value) and ".tmp" not in str(info.value)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(NotADirectoryError, match="is a file, not a directory"):
+        model.save(str(tmp_path / "file" / "m.json"))
+    assert not (tmp_path / "missing").exists()
+
+
+def test_an_unwritable_directory_is_named_not_the_temporary_file(
+    tmp_path: Path, model: MLP, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def mkstemp(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".m.json.x1y2.tmp"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    path = tmp_path / "m.json"
+    with pytest.raises(PermissionError, match="save: cannot create a file in") as info:
+        model.save(str(path))
+    assert info.value.filename == str(path) and ".tmp" not in str(info.value)

@@ -7,10 +7,13 @@ import io
 import math
 import os
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,8 +21,10 @@ from micrograd import Value, grad, topological_order
 from micrograd.viz import (
     COLOURS,
     DEFAULT_MAX_NODES,
+    LAYOUT_LIMITS,
     GraphTooLargeError,
     GraphvizNotFoundError,
+    GraphvizTimeoutError,
     draw_dot,
     explain,
     render,
@@ -273,8 +278,9 @@ def test_render_bad_paths(tmp_path: Path) -> None:
         render(v, tmp_path / "graph.jpg")
     with pytest.raises(ValueError, match=r"ends in \.png but format='svg'"):
         render(v, tmp_path / "graph.png", format="svg")
-    with pytest.raises(FileNotFoundError, match="does not exist"):
-        render(v, tmp_path / "missing" / "graph.png")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(NotADirectoryError, match="is a file, not a directory"):
+        render(v, tmp_path / "file" / "sub" / "graph.png")
 
 
 def test_missing_dot_gives_install_instructions_and_keeps_the_source(
@@ -293,7 +299,10 @@ def test_missing_dot_gives_install_instructions_and_keeps_the_source(
     source = tmp_path / "neuron.dot"
     assert str(source) in msg
     assert not target.exists()
-    assert source.read_text() == draw_dot(o, params=params).source
+    bounded = draw_dot(o, params=params)
+    bounded.graph_attr.update(LAYOUT_LIMITS)
+    assert source.read_text() == bounded.source  # what dot was given: the layout limits included
+    assert "nslimit=1" in source.read_text()
     assert isinstance(info.value, RuntimeError)
 
 
@@ -321,6 +330,137 @@ def test_failing_dot_is_reported_and_keeps_the_source(
         render(Value(1.0), tmp_path / "g.png")
     assert not isinstance(info.value, GraphvizNotFoundError)
     assert (tmp_path / "g.dot").exists()
+
+
+@needs_dot
+def test_render_creates_missing_directories_and_writes_through_symlinks(tmp_path: Path) -> None:
+    o, _ = neuron()
+    out = render(o, tmp_path / "out" / "deep" / "graph.svg")
+    assert out.read_text().lstrip().startswith("<?xml")
+    (tmp_path / "pictures").mkdir()
+    real = tmp_path / "pictures" / "g.svg"
+    real.write_text("old")
+    real.chmod(0o640)
+    link = tmp_path / "latest.svg"
+    link.symlink_to(real)
+    render(o, link)
+    assert link.is_symlink() and "<svg" in real.read_text()
+    assert real.stat().st_mode & 0o777 == 0o640  # replacing a file keeps its permissions
+    assert sorted(p.name for p in (tmp_path / "pictures").iterdir()) == ["g.svg"]  # no temporary file left
+
+
+def _full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every fsync fail as on a full disk: the bytes written so far never reach the file."""
+
+    def fsync(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+@needs_dot
+def test_a_failed_write_leaves_the_old_picture_and_the_original_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    o, _ = neuron()
+    target = tmp_path / "g.png"
+    target.write_bytes(b"old picture")
+    _full_disk(monkeypatch)
+    with pytest.raises(OSError, match="No space left on device") as info:
+        render(o, target)
+    assert info.value.errno == 28
+    assert target.read_bytes() == b"old picture"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.png"]  # no partial or temporary file
+
+
+def test_when_the_dot_source_cannot_be_saved_the_original_error_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    _full_disk(monkeypatch)
+    o, _ = neuron()
+    with pytest.raises(GraphvizNotFoundError, match=r"could not be saved either \(\[Errno 28\]"):
+        render(o, tmp_path / "g.png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty-bin"]
+
+
+@needs_dot
+def test_an_unwritable_directory_is_named_not_the_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_open = os.open
+
+    def no_new_files(path: Any, flags: int, mode: int = 0o777) -> int:
+        if flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", no_new_files)
+    target = tmp_path / "g.png"
+    with pytest.raises(PermissionError, match="cannot write") as info:
+        render(Value(1.0), target)
+    assert info.value.filename == str(target) and ".tmp" not in str(info.value)
+
+
+def test_a_slow_dot_is_stopped_after_the_timeout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    script = fake / "dot"
+    # exec: the process render stops is the sleeping one itself
+    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -c 'import time; time.sleep(60)'\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake))
+    o, params = neuron()
+    target = tmp_path / "g.png"
+    with pytest.raises(GraphvizTimeoutError) as info:
+        render(o, target, params=params, timeout=0.2)
+    msg = str(info.value)
+    for phrase in ("within 0.2 s", "10 Values", "one sample", "max_nodes=", "format='svg'", "timeout=None"):
+        assert phrase in msg
+    assert isinstance(info.value, TimeoutError)
+    assert not target.exists()
+    assert str(tmp_path / "g.dot") in msg and "nslimit" in (tmp_path / "g.dot").read_text()
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, math.inf, math.nan, "5", True])
+def test_bad_timeouts(bad: object, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="timeout must be a positive number of seconds or None"):
+        render(Value(1.0), tmp_path / "g.png", timeout=bad)  # type: ignore[arg-type]
+    assert not (tmp_path / "g.png").exists()
+
+
+def horner(n: int) -> Value:
+    """``v = v * x + c`` n times: a long chain sharing one operand, slow for Graphviz unbounded."""
+    x = Value(0.5, label="x")
+    v = x
+    for i in range(n):
+        v = v * x + 0.1 * i
+    return v
+
+
+@needs_dot
+def test_a_chain_graph_lays_out_quickly_with_the_layout_limits(tmp_path: Path) -> None:
+    # 181 Values: over 90 s for dot without the limits, well under a second with them
+    out = render(horner(60), tmp_path / "horner.svg")
+    assert "<svg" in out.read_text()
+
+
+@needs_dot
+def test_the_421_value_horner_graph_renders_or_is_refused_within_the_timeout(tmp_path: Path) -> None:
+    root = horner(140)
+    assert len(topological_order(root)) == 421
+    with pytest.raises(GraphTooLargeError):
+        render(root, tmp_path / "h.png")  # over the default max_nodes: refused at once
+    start = time.monotonic()
+    try:
+        out = render(root, tmp_path / "h.png", max_nodes=None)  # 12 minutes for dot without the limits
+    except GraphvizTimeoutError:
+        assert not (tmp_path / "h.png").exists() and (tmp_path / "h.dot").exists()
+    else:
+        assert out.read_bytes().startswith(PNG_MAGIC)
+    assert time.monotonic() - start < 10
 
 
 def test_without_the_graphviz_package_draw_dot_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
