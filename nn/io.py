@@ -28,13 +28,28 @@ import os
 import random
 import reprlib
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .layers import ACTIVATIONS, MLP
+if TYPE_CHECKING:  # for the type checker only: nn.layers imports this module, not the other way round
+    from .layers import MLP
 
 FORMAT = "micrograd-nn"
 VERSION = 1
 PathLike = str | os.PathLike[str]
+
+
+# The model class this module saves and rebuilds, with its activation names: nn.layers registers
+# MLP when it is imported (it imports this module; this module never imports it).
+_MODEL: dict[str, Any] = {}
+
+
+def register_model(cls: type, activations: Any) -> None:
+    """Called by ``nn.layers``: the class that files of type ``cls.__name__`` hold."""
+    _MODEL.update(cls=cls, activations=activations)
+
+
+def _mlp() -> Any:
+    return _MODEL["cls"]
 
 
 class ModelFileError(ValueError):
@@ -51,12 +66,13 @@ def save(model: MLP, path: PathLike) -> None:
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "model.json")
+    >>> from nn import MLP
     >>> model = MLP(2, [4, 1], seed=0)
     >>> save(model, path)
     >>> load(path).state_dict() == model.state_dict()
     True
     """
-    if not isinstance(model, MLP):
+    if not isinstance(model, _mlp()):
         raise TypeError(f"save() writes an MLP, got {type(model).__name__}; use state_dict() for others")
     params = model.state_dict()
     bad = [name for name, v in params.items() if not math.isfinite(v)]
@@ -176,9 +192,13 @@ def _check_architecture(where: str, arch: dict[str, Any], n_params: int) -> None
         raise ModelFileError(
             f"{where}: architecture nouts must be a list of positive ints, got {_short(nouts)}"
         )
-    if not isinstance(acts, list) or len(acts) != len(nouts) or not all(a in ACTIVATIONS for a in acts):
+    if (
+        not isinstance(acts, list)
+        or len(acts) != len(nouts)
+        or not all(a in _MODEL["activations"] for a in acts)
+    ):
         raise ModelFileError(
-            f"{where}: architecture activations must name one of {sorted(ACTIVATIONS)} per layer, "
+            f"{where}: architecture activations must name one of {sorted(_MODEL['activations'])} per layer, "
             f"got {_short(acts)}"
         )
     # Checked before the model is built: an architecture claiming far more parameters than the file
@@ -209,7 +229,7 @@ def load(path: PathLike) -> MLP:
     """
     arch, params = _read(path)
     # A private generator: loading never advances Python's global random state.
-    model = MLP(arch["nin"], arch["nouts"], activation=arch["activations"], rng=random.Random(0))
+    model: MLP = _mlp()(arch["nin"], arch["nouts"], activation=arch["activations"], rng=random.Random(0))
     _fill(os.fspath(path), model, params)
     return model
 
@@ -218,7 +238,7 @@ def load_into(model: MLP, path: PathLike) -> None:
     """Load the weights stored in ``path`` into an existing ``model`` of the same
     architecture.  On any error the model is left exactly as it was.
     """
-    if not isinstance(model, MLP):
+    if not isinstance(model, _mlp()):
         raise TypeError(f"load_into() fills an MLP, got {type(model).__name__}")
     where = os.fspath(path)
     arch, params = _read(path)

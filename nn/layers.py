@@ -23,6 +23,7 @@ from typing import Any
 import micrograd
 from micrograd import Value
 
+from . import io
 from .module import Module
 
 Input = Sequence[Value | float | int]
@@ -319,13 +320,13 @@ class MLP(Module):
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the architecture and weights to ``path`` as JSON, atomically (see ``nn.io``)."""
-        from .io import save
-
-        save(self, path)
+        io.save(self, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MLP:
         """A new MLP rebuilt from a file written by ``save``."""
-        from .io import load
+        loaded: MLP = io.load(path)
+        return loaded
 
-        return load(path)
+
+io.register_model(MLP, ACTIVATIONS)  # nn.io saves and rebuilds MLPs without importing this module
