@@ -2,17 +2,23 @@
 
 A training step builds the same graph every time; only the numbers change.
 ``compile`` calls the loss function once on Values (the trace), records the
-graph, and turns it into a short program over numpy arrays: the nodes are
-grouped by topological level and op, so one numpy call computes every node of
-a group (operands are gathered with index arrays), and a left chain of
-additions (``sum(...)``, a neuron's ``w . x + b``) becomes one ordered sum.
-The backward pass replays the engine's derivative rules on those arrays.  No
-Value is made and no per-node Python runs during a step.
+graph, and turns it into a short program over numpy arrays, in named phases:
+the trace; the plan (``CompiledStep.__init__``: nodes grouped by topological
+level, op and parameters, so that one call computes every node of a group,
+operands gathered with index arrays, and left chains of additions such as
+``sum(...)`` or a neuron's ``w . x + b`` fused into one ordered sum); and the
+replay (``_forward``, ``_backward``).  There is no table of ops here: each
+group runs its op's own ``Function.forward`` and ``backward`` on the arrays,
+the very definition the eager engine runs on floats.  No Value is made and no
+per-node Python runs during a step.
 
-The results are the eager engine's: sums add their terms in the same order
-and gradients from several uses of a node add up in the same order as
-``backward`` adds them, so only numpy's own last-bit differences in
-``exp``/``log``/``sin``/... (and the sign of a zero) remain.
+The results are the eager engine's, bit for bit: ``micrograd.math`` applies
+the float functions (exp, log, tanh, pow, ...) element by element, sums add
+their terms in the same order and gradients from several uses of a node add up
+in the same order as ``backward`` adds them.  An op the plan cannot replay is a
+``CompileError`` naming it: a lecture-style ``_backward`` closure, a node built
+without a rule, or a user ``Function`` whose code only runs on floats (each
+user op is run once on two-element arrays while compiling, to find out).
 
 The graph is fixed when traced, as with ``torch.jit.trace``: Python control
 flow that reads ``.data`` (``if x > 0``, ``max(...)`` of Values, a loop over a

@@ -117,6 +117,19 @@ class Function:
     (``grad(..., create_graph=True)``) and on numpy arrays
     (``micrograd.compile``).  ``name`` is what pictures and ``explain`` call
     the op (default: the class name).
+
+    >>> class Square(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         return x * x
+    ...     @staticmethod
+    ...     def backward(ctx, grad_output):
+    ...         (x,) = ctx.inputs
+    ...         return 2 * x * grad_output
+    >>> x = Value(3.0)
+    >>> Square.apply(x).backward()
+    >>> x.grad
+    6.0
     """
 
     name: ClassVar[str] = ""
