@@ -1074,8 +1074,11 @@ def _floats_ctx(node: Value) -> Context:
         return stored
     prev = node._prev
     ctx: Context = _new_ctx(Context)
-    ctx.inputs = tuple([c.data for c in prev])
-    ctx.output = node.data
+    reads = node._fn._reads if node._fn is not None else None
+    if reads is None or reads & 1 or stored is not None:  # speed trick 5 (micrograd.sum reads neither)
+        ctx.inputs = tuple([c.data for c in prev])
+    if reads is None or reads & 2:
+        ctx.output = node.data
     ctx.needs_input_grad = _all_inputs(len(prev))
     ctx.saved_tensors = (
         () if stored is None else tuple([node.data if i < 0 else ctx.inputs[i] for i in stored])
