@@ -14,6 +14,7 @@ Modules, each one thing: ``engine`` (Value and its ops), ``autograd``
 with numpy).
 """
 
+from . import _clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
 from .compile import CompiledStep, CompileError, TracerWarning
