@@ -13,7 +13,9 @@ import pytest
 from tests.readme_harness import ReadmeError, parse_blocks, python_blocks, run_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
-READMES = sorted(p for p in [ROOT / "README.md", *ROOT.glob("*/README.md")] if python_blocks(p.read_text()))
+# The project's READMEs with python blocks (not those of caches or environments in dot-folders).
+CANDIDATES = [ROOT / "README.md", *(p for p in ROOT.glob("*/README.md") if not p.parent.name.startswith("."))]
+READMES = sorted(p for p in CANDIDATES if python_blocks(p.read_text()))
 
 
 def test_the_main_readme_has_python_blocks() -> None:
