@@ -17,6 +17,10 @@ case "$MODE" in
   test) extras=demos,dev ;;
   *) echo "usage: scripts/setup.sh demo|test (got '${MODE}')" >&2; exit 2 ;;
 esac
+case "${SKIP_TORCH:-0}" in
+  0|1) ;;
+  *) echo "setup: SKIP_TORCH must be 0 or 1 (got '${SKIP_TORCH}')" >&2; exit 2 ;;
+esac
 
 if ! command -v dot >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,8 +1,11 @@
-"""scripts/install_torch.py only ever accepts a CPU build of PyTorch (its decisions; nothing installed)."""
+"""The set-up scripts: install_torch.py only ever accepts a CPU build of PyTorch (its decisions; nothing
+installed), and setup.sh refuses what it does not know."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -84,3 +87,24 @@ def test_bad_version_is_a_usage_error(version: str, capsys: pytest.CaptureFixtur
         it.main(["--version", version])
     assert exc.value.code == 2
     assert "plain release" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        ([], {}, "usage: scripts/setup.sh demo|test (got '')"),
+        (["tests"], {}, "usage: scripts/setup.sh demo|test (got 'tests')"),
+        (["test"], {"SKIP_TORCH": "yes"}, "SKIP_TORCH must be 0 or 1 (got 'yes')"),
+    ],
+)
+def test_setup_sh_refuses_unknown_modes(args: list[str], env: dict[str, str], message: str) -> None:
+    # Refused before anything is installed: VENV points nowhere real.
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "setup.sh"), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "VENV": "/nonexistent/venv", **env},
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert message in proc.stderr
