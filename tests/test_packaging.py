@@ -9,6 +9,7 @@ One build per session (module fixture): a copy of the source tree, so that no st
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -117,12 +118,25 @@ def test_test_suite_collects_from_the_sdist(dists: tuple[Path, Path], tmp_path: 
     proc = subprocess.run(check, capture_output=True, text=True, cwd=unpacked, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()).is_relative_to(unpacked)  # the sdist's engine, not the working tree's
-    collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests"]
+    collect = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--collect-only",
+        "-q",
+        "-rs",
+        "-p",
+        "no:cacheprovider",
+        "tests",
+    ]
     proc = subprocess.run(collect, capture_output=True, text=True, cwd=unpacked, env=env, timeout=120)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    collected = {line.split("::")[0] for line in proc.stdout.splitlines() if "::" in line}
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]  # a missing helper is an error
+    lines = proc.stdout.splitlines()
+    collected = {line.split("::")[0] for line in lines if "::" in line}
+    # A module skipped as a whole (torch absent, say) is listed by -rs as "SKIPPED [n] tests/x.py:LINE: why".
+    skipped = {m.group(1) for line in lines if (m := re.match(r"SKIPPED \[\d+\] (tests/\S+?\.py):", line))}
     modules = {f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py")}
-    assert modules - collected == set()  # every module collects (a missing helper would fail it)
+    assert modules - collected - skipped == set()
 
 
 def test_wheel_holds_only_our_packages(dists: tuple[Path, Path]) -> None:
@@ -138,7 +152,7 @@ def test_wheel_holds_only_our_packages(dists: tuple[Path, Path]) -> None:
     for rel in source_files():
         if rel.parts[0] in PACKAGES and rel.suffix == ".py":
             assert rel in names
-    assert PurePosixPath(info, "licenses", "LICENSE") in names
+    assert any(p.parts[0] == info and p.name == "LICENSE" for p in names)  # licenses/ in setuptools >= 68.1
     for script, module in DEMO_SCRIPTS.items():
         assert f"{script} = {module}:main" in entry_points
     assert "Provides-Extra: demos" in metadata
