@@ -1,36 +1,47 @@
 # `make demo` and `make test` do all the set-up they need on a fresh machine.
+# `make demo` installs only what the demos need; `make test` adds the development
+# tools and PyTorch's CPU build (SKIP_TORCH=1 leaves PyTorch out).
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
 OUT ?= out
+SKIP_TORCH ?= 0
+DEMO_STAMP := $(VENV)/.installed-demo
+TEST_STAMP := $(VENV)/.installed-test$(if $(filter 1,$(SKIP_TORCH)),-without-torch,)
 
-.PHONY: setup demo demos test lint check bench clean
+.PHONY: setup setup-demo demo demos test lint check bench clean
 
-$(STAMP): setup.cfg pyproject.toml scripts/setup.sh
-	VENV=$(VENV) bash scripts/setup.sh
+$(DEMO_STAMP): setup.cfg pyproject.toml scripts/setup.sh
+	VENV=$(VENV) bash scripts/setup.sh demo
+	touch $@
 
-setup: $(STAMP)
+$(TEST_STAMP): setup.cfg pyproject.toml scripts/setup.sh scripts/install_torch.py
+	VENV=$(VENV) SKIP_TORCH=$(SKIP_TORCH) bash scripts/setup.sh test
+	touch $(DEMO_STAMP) $@
 
-demo: $(STAMP)  ## train micrograd's moons demo, write its PNGs to $(OUT)/
+setup-demo: $(DEMO_STAMP)  ## the demos' environment: the engine, matplotlib, graphviz, tqdm, numpy
+
+setup: $(TEST_STAMP)  ## everything: the demos' environment, the development tools, PyTorch (CPU)
+
+demo: $(DEMO_STAMP)  ## train micrograd's moons demo, write its PNGs to $(OUT)/
 	$(PY) -m demos.moons --out $(OUT)
 
-test: $(STAMP)  ## the whole test suite, doctests of the packages included
+test: $(TEST_STAMP)  ## the whole test suite, doctests of the packages included
 	$(PY) -m pytest -q --doctest-modules micrograd nn tests
 
-demos: $(STAMP)  ## every demo, full length, PNGs in $(OUT)/
+demos: $(DEMO_STAMP)  ## every demo, full length, PNGs in $(OUT)/
 	$(PY) -m demos.moons --out $(OUT)
 	$(PY) -m demos.spirals --out $(OUT)
 	$(PY) -m demos.derivative --out $(OUT)
 	$(PY) -m demos.sine_model --out $(OUT)
 
-lint: $(STAMP)  ## ruff (lint + format) and mypy
+lint: $(TEST_STAMP)  ## ruff (lint + format) and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy micrograd nn demos
+	$(VENV)/bin/mypy micrograd nn demos scripts/install_torch.py
 
 check: lint test
 
-bench: $(STAMP)  ## this engine vs micrograd 0.1.0: table on stdout, JSON in benchmarks/results/latest.json
+bench: $(DEMO_STAMP)  ## this engine vs micrograd 0.1.0: table on stdout, JSON in benchmarks/results/latest.json
 	$(PY) -m benchmarks.install_reference
 	$(PY) -m benchmarks.run $(BENCH_ARGS)
 

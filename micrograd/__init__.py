@@ -15,6 +15,7 @@ Modules, each one thing: ``engine`` (Value, ``Function`` and the ops, ``backward
 with numpy).
 """
 
+from . import _clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
 from . import math as math  # micrograd.math: math on floats, Values and numpy arrays
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck

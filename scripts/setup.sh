@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
-# One-time set-up of a fresh machine: a virtual environment with this project
-# (editable), its demo and development extras, PyTorch's CPU build (the second
-# oracle of the tests) and, where the machine allows it, Graphviz's `dot`.
+# One-time set-up of a fresh machine, in two sizes:
+#   scripts/setup.sh demo   a virtual environment with this project (editable) and what the demos
+#                           need (matplotlib, graphviz, tqdm, numpy): no PyTorch, no development tools
+#   scripts/setup.sh test   the above plus the development tools (pytest, hypothesis, ruff, mypy,
+#                           build) and PyTorch's CPU build, the tests' second oracle
+#                           (SKIP_TORCH=1: without PyTorch; the tests that need it are skipped)
+# Both install Graphviz's `dot` with apt-get where it is missing and the machine allows it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 PYTHON=${PYTHON:-python3}
+MODE=${1:-}
+
+case "$MODE" in
+  demo) extras=demos ;;
+  test) extras=demos,dev ;;
+  *) echo "usage: scripts/setup.sh demo|test (got '${MODE}')" >&2; exit 2 ;;
+esac
+case "${SKIP_TORCH:-0}" in
+  0|1) ;;
+  *) echo "setup: SKIP_TORCH must be 0 or 1 (got '${SKIP_TORCH}')" >&2; exit 2 ;;
+esac
 
 if ! command -v dot >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -21,10 +36,14 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
-"$VENV/bin/python" -m pip install -q -e '.[demos,dev]'
-# The CPU wheel of PyTorch 2.13.0 lies on these machines; pinning it exactly keeps
-# pip from ever pulling a multi-GB CUDA build. Optional: the tests skip torch checks without it.
-if [ "${SKIP_TORCH:-0}" != 1 ]; then
-  "$VENV/bin/python" -m pip install -q torch==2.13.0 || echo "setup: torch==2.13.0 not available; torch cross-checks will be skipped" >&2
+"$VENV/bin/python" -m pip install -q -e ".[$extras]"
+
+if [ "$MODE" = test ]; then
+  if [ "${SKIP_TORCH:-0}" = 1 ]; then
+    echo "setup: SKIP_TORCH=1, PyTorch not installed; the torch cross-checks will be skipped"
+  else
+    # Only ever a CPU build (never the multi-GB CUDA one): see scripts/install_torch.py.
+    "$VENV/bin/python" scripts/install_torch.py \
+      || echo "setup: no CPU build of PyTorch reachable; the torch cross-checks will be skipped" >&2
+  fi
 fi
-touch "$VENV/.installed"

@@ -1,0 +1,185 @@
+"""The distributions: the sdist holds what the test suite and the set-up need, the wheel holds only
+our packages (with py.typed) and, installed, runs every demo.
+
+One build per session (module fixture): a copy of the source tree, so that no stale
+``build/`` or ``*.egg-info`` of the working tree leaks into the result, then
+``python -m build --no-isolation`` (sdist first, then the wheel built from that sdist).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+pytest.importorskip("build", reason="building the distributions needs the 'build' package (dev extra)")
+pytest.importorskip("setuptools", reason="building the distributions needs setuptools (dev extra)")
+pytest.importorskip("wheel", reason="building the distributions needs wheel (dev extra)")
+
+ROOT = Path(__file__).resolve().parent.parent
+NAME = "micrograd_next"
+PACKAGES = ("micrograd", "nn", "demos")
+DEMO_SCRIPTS = {
+    "micrograd-moons": "demos.moons",
+    "micrograd-spirals": "demos.spirals",
+    "micrograd-derivative": "demos.derivative",
+    "micrograd-sine-model": "demos.sine_model",
+}
+# Never part of a distribution: environments, caches, build output, benchmark downloads.
+SKIP_DIRS = {".git", ".venv", "venv", "build", "dist", "out", "__pycache__", ".pytest_cache", ".mypy_cache"}
+SKIP_DIRS |= {".ruff_cache", ".hypothesis", ".micrograd-0.1.0"}
+TOP_FILES = {"LICENSE", "README.md", "Makefile", "setup.cfg", "pyproject.toml", "MANIFEST.in", "ruff.toml"}
+
+
+def source_files() -> list[PurePosixPath]:
+    """The project's files as relative paths: the working tree minus what SKIP_DIRS names."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(ROOT):
+        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.endswith(".egg-info")]
+        for name in filenames:
+            if not name.endswith((".pyc", ".tmp")):
+                found.append(PurePosixPath(Path(dirpath, name).relative_to(ROOT).as_posix()))
+    return sorted(found)
+
+
+def needed_by_tests(path: PurePosixPath) -> bool:
+    """Whether the sdist must carry this source file for `make test` to run from it."""
+    top = path.parts[0]
+    if len(path.parts) == 1:
+        return str(path) in TOP_FILES
+    if top in ("micrograd", "nn"):
+        return path.suffix == ".py" or path.name == "py.typed"
+    if top in ("demos", "tests"):
+        return path.suffix == ".py"
+    if top == "scripts":
+        return path.suffix in (".py", ".sh")
+    if top == "benchmarks":
+        return path.suffix in (".py", ".md", ".json")
+    if path.parts[:2] == ("docs", "images"):
+        return path.suffix == ".png"
+    return str(path) == ".ci/run"
+
+
+@pytest.fixture(scope="module")
+def dists(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """(sdist, wheel) built from a clean copy of the source tree."""
+    tmp = tmp_path_factory.mktemp("dists")
+    src = tmp / "src"
+    for rel in source_files():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, src / rel)
+    out = tmp / "dist"
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (sdist,) = out.glob("*.tar.gz")
+    (wheel,) = out.glob("*.whl")
+    yield sdist, wheel
+
+
+def sdist_names(sdist: Path) -> set[PurePosixPath]:
+    with tarfile.open(sdist) as tar:
+        members = [PurePosixPath(m.name) for m in tar.getmembers() if m.isfile()]
+    return {PurePosixPath(*m.parts[1:]) for m in members}
+
+
+def test_sdist_holds_everything_the_tests_need(dists: tuple[Path, Path]) -> None:
+    names = sdist_names(dists[0])
+    needed = {p for p in source_files() if needed_by_tests(p)}
+    assert needed - names == set()
+    for must in ("tests/dag_recipes.py", "tests/graphviz_support.py", "scripts/setup.sh", "LICENSE"):
+        assert PurePosixPath(must) in names
+    assert any(p.parts[:2] == ("docs", "images") for p in names)
+    junk = [p for p in names if set(p.parts) & SKIP_DIRS or p.suffix == ".pyc"]
+    assert junk == []
+
+
+def test_test_suite_collects_from_the_sdist(dists: tuple[Path, Path], tmp_path: Path) -> None:
+    with tarfile.open(dists[0]) as tar:
+        if hasattr(tarfile, "data_filter"):  # Python 3.10.12+, 3.11.4+: refuse unsafe members
+            tar.extractall(tmp_path, filter="data")
+        else:
+            tar.extractall(tmp_path)
+    (unpacked,) = tmp_path.iterdir()
+    env = {**os.environ, "PYTHONPATH": str(unpacked)}
+    check = [sys.executable, "-c", "import micrograd, nn, demos, tests; print(micrograd.__file__)"]
+    proc = subprocess.run(check, capture_output=True, text=True, cwd=unpacked, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip()).is_relative_to(unpacked)  # the sdist's engine, not the working tree's
+    collect = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--collect-only",
+        "-q",
+        "-rs",
+        "-p",
+        "no:cacheprovider",
+        "tests",
+    ]
+    proc = subprocess.run(collect, capture_output=True, text=True, cwd=unpacked, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]  # a missing helper is an error
+    lines = proc.stdout.splitlines()
+    collected = {line.split("::")[0] for line in lines if "::" in line}
+    # A module skipped as a whole (torch absent, say) is listed by -rs as "SKIPPED [n] tests/x.py:LINE: why".
+    skipped = {m.group(1) for line in lines if (m := re.match(r"SKIPPED \[\d+\] (tests/\S+?\.py):", line))}
+    modules = {f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py")}
+    assert modules - collected - skipped == set()
+
+
+def test_wheel_holds_only_our_packages(dists: tuple[Path, Path]) -> None:
+    with zipfile.ZipFile(dists[1]) as whl:
+        names = [PurePosixPath(n) for n in whl.namelist()]
+        info = f"{NAME}-0.2.0.dist-info"
+        entry_points = whl.read(f"{info}/entry_points.txt").decode()
+        metadata = whl.read(f"{info}/METADATA").decode()
+    tops = {p.parts[0] for p in names}
+    assert tops == {*PACKAGES, f"{NAME}-0.2.0.dist-info"}
+    for package in ("micrograd", "nn"):
+        assert PurePosixPath(package, "py.typed") in names
+    for rel in source_files():
+        if rel.parts[0] in PACKAGES and rel.suffix == ".py":
+            assert rel in names
+    assert any(p.parts[0] == info and p.name == "LICENSE" for p in names)  # licenses/ in setuptools >= 68.1
+    for script, module in DEMO_SCRIPTS.items():
+        assert f"{script} = {module}:main" in entry_points
+    assert "Provides-Extra: demos" in metadata
+    assert "License: MIT" in metadata or "License-Expression: MIT" in metadata
+
+
+def test_installed_wheel_runs_the_demos(dists: tuple[Path, Path], tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target"]
+    proc = subprocess.run([*pip, str(target), str(dists[1])], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    # The installed copy only: the dependencies (matplotlib, ...) come from this environment.
+    env = {**os.environ, "PYTHONPATH": str(target), "MPLBACKEND": ""}
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    where = [sys.executable, "-c", "import demos, micrograd, nn; print(demos.__file__, micrograd.__file__)"]
+    proc = subprocess.run(where, capture_output=True, text=True, cwd=work, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert all(Path(f).is_relative_to(target) for f in proc.stdout.split())
+    for script in DEMO_SCRIPTS:
+        exe = target / "bin" / script
+        proc = subprocess.run(
+            [str(exe), "--help"], capture_output=True, text=True, cwd=work, env=env, timeout=60
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "--out" in proc.stdout
+    run = [sys.executable, "-m", "demos.derivative", "--points", "5", "--quiet", "--out", "pngs"]
+    proc = subprocess.run(run, capture_output=True, text=True, cwd=work, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (work / "pngs" / "derivative.png").is_file()
