@@ -7,6 +7,7 @@ OUT ?= out
 SKIP_TORCH ?= 0
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test$(if $(filter 1,$(SKIP_TORCH)),-without-torch,)
+BROWSER_STAMP := $(VENV)/.installed-browser
 
 .PHONY: setup setup-demo demo demos test lint check bench clean
 
@@ -18,14 +19,19 @@ $(TEST_STAMP): setup.cfg pyproject.toml scripts/setup.sh scripts/install_torch.p
 	VENV=$(VENV) SKIP_TORCH=$(SKIP_TORCH) bash scripts/setup.sh test
 	touch $(DEMO_STAMP) $@
 
+# The browser tests' Chromium and Selenium: the test set-up only, never `make demo`.
+$(BROWSER_STAMP): scripts/install_browser.sh $(TEST_STAMP)
+	VENV=$(VENV) bash scripts/install_browser.sh
+	touch $@
+
 setup-demo: $(DEMO_STAMP)  ## the demos' environment: the engine, matplotlib, graphviz, tqdm, numpy
 
-setup: $(TEST_STAMP)  ## everything: the demos' environment, the development tools, PyTorch (CPU)
+setup: $(TEST_STAMP) $(BROWSER_STAMP)  ## everything: the demos' environment, dev tools, PyTorch (CPU), Chromium
 
 demo: $(DEMO_STAMP)  ## train micrograd's moons demo, write its PNGs to $(OUT)/
 	$(PY) -m demos.moons --out $(OUT)
 
-test: $(TEST_STAMP)  ## the whole test suite, doctests of the packages included
+test: $(TEST_STAMP) $(BROWSER_STAMP)  ## the whole test suite, doctests of the packages included
 	$(PY) -m pytest -q --doctest-modules micrograd nn tests
 
 demos: $(DEMO_STAMP)  ## every demo, full length, PNGs in $(OUT)/
