@@ -21,15 +21,23 @@ from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
 from .compile import CompiledStep, CompileError, TracerWarning
 from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
-from .engine import Context, Function, Value
+from .engine import AnomalyError, Context, Function, RemovableHandle, Value
 from .engine import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
 from .explore import explore as explore  # the interactive page (Graphviz lays it out)
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    detect_anomaly,
+    enable_grad,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .viz import GraphTooLargeError, GraphvizNotFoundError, draw_dot, explain, render  # graphviz loads lazily
 
 __version__ = "0.2.0"
 
 __all__ = [
+    "AnomalyError",
     "CompileError",
     "CompiledStep",
     "Context",
@@ -37,15 +45,18 @@ __all__ = [
     "GradcheckError",
     "GraphTooLargeError",
     "GraphvizNotFoundError",
+    "RemovableHandle",
     "TracerWarning",
     "Value",
     "backward",
+    "detect_anomaly",
     "draw_dot",
     "enable_grad",
     "explain",
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
     "render",

@@ -44,7 +44,19 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .autograd import topological_order
-from .engine import Add, Context, Function, Sub, Sum, Value, _accumulated, _HandWritten, _new_ctx, _vjp
+from .engine import (
+    _CONSTANT,
+    Add,
+    Context,
+    Function,
+    Sub,
+    Sum,
+    Value,
+    _accumulated,
+    _HandWritten,
+    _new_ctx,
+    _vjp,
+)
 from .grad_mode import _hear_data_reads, enable_grad
 
 if TYPE_CHECKING:
@@ -54,7 +66,7 @@ if TYPE_CHECKING:
     Floats = NDArray[np.float64]
     Indices = NDArray[np.intp]
 
-__all__ = ["CompileError", "CompiledStep", "TracerWarning", "compile"]
+__all__ = ["CompileError", "CompiledStep", "FrozenParametersWarning", "TracerWarning", "compile"]
 
 
 class TracerWarning(UserWarning):
@@ -105,6 +117,11 @@ def _template(args: Sequence[Any]) -> tuple[tuple[bool, Any], ...]:
 
 def _unreplayable(node: Value) -> str | None:
     """Why ``node`` cannot be replayed on arrays, or None."""
+    if getattr(node, "_extra", {}).get("hooks"):
+        return (
+            f"a Value ({node!r}) has hooks (register_hook), which only the eager engine calls; "
+            "remove them (handle.remove()) before compiling, or train eagerly"
+        )
     if node._fn is _HandWritten:
         return (
             f"op {node._op or '?'!r} has a hand-written _backward closure, which works on floats only; "
@@ -143,6 +160,34 @@ def _nest(values: list[Value], shape: tuple[int, ...]) -> Any:
     return [_nest(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
+def _param_list(params: Any) -> list[Value]:
+    """``params`` as a list, or a TypeError that says what to pass."""
+    if isinstance(params, Value):
+        return [params]
+    if callable(getattr(params, "parameters", None)):
+        raise TypeError(
+            f"compile(params=...) takes the parameters, not the model: pass params=model.parameters() "
+            f"(got a {type(params).__name__})"
+        )
+    if callable(params):
+        raise TypeError(
+            f"compile(params=...) got a function or method ({getattr(params, '__qualname__', params)!r}); "
+            "call it: params=model.parameters()"
+        )
+    try:
+        return list(params)
+    except TypeError:
+        raise TypeError(
+            "compile(params=...) takes a list of Values (e.g. model.parameters()), "
+            f"got {type(params).__name__}"
+        ) from None
+
+
+class FrozenParametersWarning(UserWarning):
+    """``compile`` was given no ``params``, but the loss reads Values made outside the traced
+    function (a model's weights?): they are frozen at their traced values and get no gradients."""
+
+
 def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     fn: Callable[..., Value],
     example_inputs: Any,
@@ -175,7 +220,7 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
         raise TypeError(f"compile() needs a function to trace, got {type(fn).__name__}")
     args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     arrays = [_as_array(x, f"example input {i}") for i, x in enumerate(args)]
-    param_list: list[Value] = [params] if isinstance(params, Value) else list(params)
+    param_list = _param_list(params)
     for i, p in enumerate(param_list):
         if not isinstance(p, Value):
             raise TypeError(f"params[{i}] must be a Value, got {type(p).__name__}: {p!r}")
@@ -195,7 +240,16 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
         root = fn(*nested)
     if not isinstance(root, Value):
         raise TypeError(f"the traced function must return a Value (the loss), got {type(root).__name__}")
-    return CompiledStep(root, inputs, [a.shape for a in arrays], param_list)
+    step = CompiledStep(root, inputs, [a.shape for a in arrays], param_list)
+    if not param_list and step.frozen_values:
+        warnings.warn(
+            f"compile() got no params, but the loss reads {step.frozen_values} Value(s) made outside the "
+            "traced function (a model's weights?): they are frozen at their traced values and get no "
+            "gradients, so training would not move them. Pass params=model.parameters()",
+            FrozenParametersWarning,
+            stacklevel=2,
+        )
+    return step
 
 
 def _warn_data_read(what: str, kind: str) -> None:
@@ -372,6 +426,8 @@ class CompiledStep:
         sums: dict[Value, float] = {}
         for v in nodes:
             if not computed_here(v):
+                if getattr(v, "_extra", {}).get("hooks"):
+                    raise CompileError(f"cannot replay the traced graph: {_unreplayable(v)}")
                 continue
             why = _unreplayable(v)
             if why is not None:
@@ -438,6 +494,8 @@ class CompiledStep:
         slot: dict[Value, int] = {x: i for i, x in enumerate(inputs)}
         slot.update((p, n_in + i) for i, p in enumerate(params))
         constants_ = [v for v in nodes if not v._prev and v not in slot]
+        # Leaves the trace did not make from numbers: Values from outside fn, frozen unless in params.
+        self.frozen_values = sum(1 for c in constants_ if c._op != _CONSTANT)
         slot.update((c, n_in + n_p + i) for i, c in enumerate(constants_))
         n = n_in + n_p + len(constants_)
         for key in keys:

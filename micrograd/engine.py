@@ -32,13 +32,23 @@ that make it fast, each named as such.
 from __future__ import annotations
 
 import gc
+import math
 import numbers
+import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from threading import get_ident
 from typing import Any, ClassVar, Union
 
-from .grad_mode import _data_read, _data_read_hooks, _hear_data_reads, _no_grad_threads
+from .grad_mode import (
+    _anomaly_threads,
+    _data_read,
+    _data_read_hooks,
+    _hear_data_reads,
+    _no_grad_threads,
+    _watched_threads,
+)
 from .math import cos as _cos
 from .math import div, equal, exp, expm1, isfinite, log, log1p, pow, sign, where  # noqa: A004
 from .math import sigmoid as _sigmoid
@@ -286,10 +296,9 @@ def _binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Val
         node.data = forward(_ENGINE_CTX, self.data, other.data)
         node.grad = 0.0
         node.label = ""
-        if _no_grad_threads and get_ident() in _no_grad_threads:
-            node._prev, node._op, node._fn, node._ctx = (), "", None, None
-        else:
-            node._prev, node._op, node._fn, node._ctx = (self, other), name, fn, None
+        if _watched_threads and get_ident() in _watched_threads:
+            return _watched(node, (self, other), fn, None)  # inside no_grad or detect_anomaly
+        node._prev, node._op, node._fn, node._ctx = (self, other), name, fn, None
         return node
 
     def reflected_method(self: Value, other: Operand) -> Value:
@@ -307,10 +316,9 @@ def _unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
         node.data = forward(_ENGINE_CTX, self.data)
         node.grad = 0.0
         node.label = ""
-        if _no_grad_threads and get_ident() in _no_grad_threads:
-            node._prev, node._op, node._fn, node._ctx = (), "", None, None
-        else:
-            node._prev, node._op, node._fn, node._ctx = (self,), name, fn, None
+        if _watched_threads and get_ident() in _watched_threads:
+            return _watched(node, (self,), fn, None)
+        node._prev, node._op, node._fn, node._ctx = (self,), name, fn, None
         return node
 
     method.__doc__ = doc
@@ -332,7 +340,7 @@ class Value:
     4.0
     """
 
-    __slots__ = ("data", "grad", "_prev", "_op", "_fn", "_ctx", "label")
+    __slots__ = ("data", "grad", "_prev", "_op", "_fn", "_ctx", "label", "_extra")
 
     data: float
     grad: float
@@ -341,6 +349,7 @@ class Value:
     _fn: type[Function] | None  # the op (None for a leaf)
     _ctx: Any  # what its forward left for its backward (see _apply)
     label: str
+    _extra: dict[str, Any]  # hooks, and where detect_anomaly saw it made; unset on most nodes
 
     def __init__(self, data: Number, _children: Iterable[Value] = (), _op: str = "", label: str = "") -> None:
         self.data = _to_float(data)
@@ -387,6 +396,11 @@ class Value:
         6.0
         """
         seed = _to_float(gradient, "backward()'s gradient")
+        if self._op is _NO_GRAD:
+            raise RuntimeError(
+                "backward() on a Value computed under no_grad(): no graph was recorded, so no gradient "
+                "can reach its inputs. Compute it outside the no_grad() block (or inside enable_grad())"
+            )
         with _collector_paused():
             grads = _topological_order((self,))
             grads[self] = seed
@@ -544,6 +558,29 @@ class Value:
         """A new leaf with the same data, cut off from the graph."""
         return _leaf(self.data)
 
+    def register_hook(self, hook: Callable[[Any], Any]) -> RemovableHandle:
+        """Call ``hook(grad)`` when this node's gradient is complete in ``backward()`` or
+        ``grad()``; a number it returns replaces the gradient (as PyTorch's
+        ``Tensor.register_hook``).  Leaves and results alike; eager only (``compile``
+        refuses a graph with hooks).  Returns a handle: ``handle.remove()``.
+
+        >>> x = Value(2.0)
+        >>> h = x.register_hook(lambda g: g * 10)
+        >>> (x * x).backward()
+        >>> x.grad
+        40.0
+        >>> h.remove()
+        """
+        if not callable(hook):
+            raise TypeError(f"register_hook needs a function of the gradient, got {type(hook).__name__}")
+        try:
+            extra = self._extra
+        except AttributeError:
+            extra = self._extra = {}
+        extra.setdefault("hooks", []).append(hook)
+        _HOOKS[0] += 1
+        return RemovableHandle(self, hook)
+
     # numpy: `array * v` must not build an object array of Values; numpy defers to Value's
     # reflected operators instead, which reject arrays with a clear error.
     __array_ufunc__ = None
@@ -591,11 +628,14 @@ def _backpropagate(grads: dict[Value, Any], create_graph: bool, into_grad: bool)
     returning them (``grad()``).
     """
     unary, binary = _reusable_ctx(1), _reusable_ctx(2)  # speed trick 5
-    fast = not create_graph
+    watch = _HOOKS[0] > 0 or get_ident() in _anomaly_threads  # hooks to call, or detect_anomaly
+    fast = not (create_graph or watch)
     for node in reversed(grads):
         g = grads[node]
         if g is None:
             continue  # no gradient flows here
+        if watch:
+            g = grads[node] = _hooked(node, g, create_graph)
         if into_grad:
             node.grad = node.grad + g if node.grad else g  # 0.0 counts as none yet, so -0.0 keeps its sign
         fn = node._fn
@@ -607,6 +647,8 @@ def _backpropagate(grads: dict[Value, Any], create_graph: bool, into_grad: bool)
         reads = fn._reads
         if not (fast and reads is not None and node._ctx is None) or len(prev) > 2:
             received = _vjp(node, g, create_graph)
+            if watch and get_ident() in _anomaly_threads:
+                _check_finite(node, g, received, grads)
         elif len(prev) == 2:  # speed trick 5: the engine's own binary ops, inline
             a, b = prev
             if reads & 1:
@@ -1003,10 +1045,9 @@ def _node(fn: type[Function], data: float, prev: tuple[Value, ...], kept: Any) -
     out.data = data
     out.grad = 0.0
     out.label = ""
-    if _no_grad_threads and get_ident() in _no_grad_threads:
-        out._prev, out._op, out._fn, out._ctx = (), "", None, None
-    else:
-        out._prev, out._op, out._fn, out._ctx = prev, fn.name, fn, kept
+    if _watched_threads and get_ident() in _watched_threads:
+        return _watched(out, prev, fn, kept)
+    out._prev, out._op, out._fn, out._ctx = prev, fn.name, fn, kept
     return out
 
 
@@ -1133,6 +1174,102 @@ def _reusable_ctx(n: int) -> Context:
     return ctx
 
 
+# ---- detect_anomaly and hooks (below the reading path; off, they cost one test per op) --------
+
+_NO_GRAD = "(no_grad)"  # the _op of a result computed under no_grad: backward() on it explains
+_CONSTANT = "(constant)"  # the _op of a leaf the engine made from a number operand (x * 2)
+_HOOKS = [0]  # how many hooks are registered: while any are, the loop calls them
+_ENGINE_DIRS = tuple(
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), pkg) + os.sep
+    for pkg in ("micrograd", "nn")
+)
+
+
+class AnomalyError(RuntimeError):
+    """``detect_anomaly()`` found a nan or inf; the message says where it was made."""
+
+
+class RemovableHandle:
+    """What ``Value.register_hook`` returns: ``remove()`` takes the hook off (also on leaving a ``with``)."""
+
+    def __init__(self, node: Value, hook: Callable[[Any], Any]) -> None:
+        self._node: Value | None = node
+        self._hook = hook
+
+    def remove(self) -> None:
+        node, self._node = self._node, None
+        if node is not None:
+            node._extra["hooks"].remove(self._hook)
+            _HOOKS[0] -= 1
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def _watched(node: Value, prev: tuple[Value, ...], fn: type[Function], kept: Any) -> Value:
+    """The slow path of making a node, in a thread inside no_grad (a leaf, marked as made there)
+    or detect_anomaly (the node remembers the file and line in your code that made it)."""
+    if get_ident() in _no_grad_threads:
+        node._prev, node._op, node._fn, node._ctx = (), _NO_GRAD, None, None
+        return node
+    node._prev, node._op, node._fn, node._ctx = prev, fn.name, fn, kept
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_ENGINE_DIRS):
+        frame = frame.f_back
+    node._extra = {"origin": f"{frame.f_code.co_filename}:{frame.f_lineno}"}
+    return node
+
+
+def _hooked(node: Value, g: Any, create_graph: bool) -> Any:
+    """``node``'s gradient after its hooks (each may return a replacement)."""
+    hooks = getattr(node, "_extra", {}).get("hooks")
+    for hook in list(hooks or ()):
+        result = hook(g)
+        if result is None:
+            continue
+        if create_graph and isinstance(result, Value):
+            g = result
+        else:
+            g = _to_float(result, "a hook's replacement gradient")
+            if create_graph:
+                g = _leaf(g)
+    return g
+
+
+def _where(node: Value) -> str:
+    origin: str = getattr(node, "_extra", {}).get("origin", "made outside detect_anomaly()")
+    return origin
+
+
+def _finite(x: Any) -> bool:
+    return math.isfinite(x.data if isinstance(x, Value) else x)
+
+
+def _check_finite(node: Value, g: Any, received: Sequence[Any], grads: dict[Value, Any]) -> None:
+    """Raise ``AnomalyError`` if ``node``'s backward sent a nan or inf to an operand."""
+    for k, c in enumerate(received):
+        if c is None or _finite(c):
+            continue
+        value = c.data if isinstance(c, Value) else c
+        operands = tuple(p.data for p in node._prev)
+        message = (
+            f"the backward pass made {value} at op {node._op!r} ({_where(node)}): given the upstream "
+            f"gradient {g.data if isinstance(g, Value) else g}, its backward sent {value} to operand {k}; "
+            f"its operands are {operands} and its result {node.data}"
+        )
+        for v in grads:  # forward order: the first op that made a nan from numbers that were not
+            if v._prev and math.isnan(v.data) and not any(math.isnan(p.data) for p in v._prev):
+                ops = tuple(p.data for p in v._prev)
+                message = (
+                    f"the forward pass made nan at op {v._op!r} ({_where(v)}) from operands {ops}; {message}"
+                )
+                break
+        raise AnomalyError(message)
+
+
 def _forward_result(fn: type[Function], out: Any) -> float:
     if isinstance(out, Value):
         raise TypeError(
@@ -1214,8 +1351,10 @@ def _operand(x: object) -> Value:
 
 
 def _constant(x: object) -> Value:
-    """A number operand as a constant leaf (clear TypeError for anything else)."""
-    return _leaf(_to_float(x, "an operand of a Value op"))
+    """A number operand as a constant leaf (clear TypeError for anything else), marked as such."""
+    out = _leaf(_to_float(x, "an operand of a Value op"))
+    out._op = _CONSTANT
+    return out
 
 
 def _data(x: Operand) -> float:

@@ -1,8 +1,9 @@
-"""Switching graph building off and on: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+"""Per-thread switches: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``detect_anomaly``,
+and the hook that hears of Values read as numbers (for ``micrograd.compile``'s tracer).
 
-The switch is per thread, as in PyTorch: a ``no_grad`` block in one thread does
+Each switch is per thread, as in PyTorch: a ``no_grad`` block in one thread does
 not stop another thread from building its graph.  Ops read one module-level
-set, so the common case (nobody inside ``no_grad``) costs a single truth test.
+set, so the common case (no thread in a special mode) costs a single truth test.
 """
 
 from __future__ import annotations
@@ -17,8 +18,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Idents of the threads in which graph building is switched off.
 _no_grad_threads: set[int] = set()
+# Idents of the threads inside detect_anomaly().
+_anomaly_threads: set[int] = set()
+# Both together: the threads whose ops take the slow path. Ops test this one set, so the common
+# case (no thread in no_grad or detect_anomaly) costs a single truth test.
+_watched_threads: set[int] = set()
 # Per thread: the states to restore when the innermost context exits.
 _saved = threading.local()
+
+
+def _rewatch(ident: int) -> None:
+    if ident in _no_grad_threads or ident in _anomaly_threads:
+        _watched_threads.add(ident)
+    else:
+        _watched_threads.discard(ident)
 
 
 def is_grad_enabled() -> bool:
@@ -27,10 +40,12 @@ def is_grad_enabled() -> bool:
 
 
 def _set_enabled(enabled: bool) -> None:
+    ident = threading.get_ident()
     if enabled:
-        _no_grad_threads.discard(threading.get_ident())
+        _no_grad_threads.discard(ident)
     else:
-        _no_grad_threads.add(threading.get_ident())
+        _no_grad_threads.add(ident)
+    _rewatch(ident)
 
 
 class _GradMode:
@@ -116,6 +131,56 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled expects a bool, got {type(mode).__name__}: {mode!r}")
         self._enabled = mode
+
+
+class detect_anomaly:  # noqa: N801 - PyTorch's name
+    """Find where a nan or inf comes from (``torch.autograd.detect_anomaly``).
+
+    Inside the block each op remembers where it was called (the file and line in
+    your code, not the engine's), and the backward pass checks every gradient it
+    produces: the first nan or inf raises ``AnomalyError`` naming the op whose
+    backward produced it, its operands, where it was made, and, when the forward
+    pass had already produced a nan, the first op that did (with its operands and
+    where it was made).  Per thread, nestable, a context manager or a decorator;
+    off by default, and costless when off.
+
+    >>> import micrograd
+    >>> from micrograd import Value
+    >>> x = Value(0.0)
+    >>> with micrograd.detect_anomaly():
+    ...     y = (x.log() * 0).exp()       # log(0) = -inf; -inf * 0 = nan
+    ...     y.backward()                  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    micrograd.engine.AnomalyError: the forward pass made nan at op '*' (...) from operands (-inf, 0.0)...
+    """
+
+    def __enter__(self) -> None:
+        stack = getattr(_saved, "anomaly", None)
+        if stack is None:
+            stack = _saved.anomaly = []
+        ident = threading.get_ident()
+        stack.append(ident in _anomaly_threads)
+        _anomaly_threads.add(ident)
+        _rewatch(ident)
+
+    def __exit__(self, *exc: object) -> None:
+        ident = threading.get_ident()
+        if not _saved.anomaly.pop():
+            _anomaly_threads.discard(ident)
+        _rewatch(ident)
+
+    def __call__(self, func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+def is_anomaly_enabled() -> bool:
+    """True inside ``detect_anomaly()`` in this thread."""
+    return threading.get_ident() in _anomaly_threads
 
 
 # ---- hearing of Values read as Python numbers ------------------------------------

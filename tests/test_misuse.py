@@ -1,8 +1,6 @@
-"""A table of common mistakes with the nn library and ``render``: each gives an error that says
-what was wrong and how to fix it (the exception type and a key phrase of the message are checked).
-
-Engine-side mistakes (anomaly detection, hooks, backward under no_grad, numpy arrays * Value)
-have their own rows elsewhere."""
+"""A table of common mistakes with the engine, the nn library and ``render``: each gives an error
+that says what was wrong and how to fix it (the exception type and a key phrase of the message are
+checked).  Anomaly detection and hooks have their own tests in ``test_hooks_and_anomalies.py``."""
 
 from __future__ import annotations
 
@@ -297,7 +295,69 @@ MISUSES: list[tuple[str, Callable[[], object], type[BaseException], str]] = [
     ),
     # ---- no_grad
     ("no_grad(3)", _call(no_grad, 3), TypeError, r"no_grad\(\) takes no arguments.*@no_grad"),
+    # ---- the engine
+    (
+        "backward() on a result computed under no_grad",
+        lambda: _under_no_grad().backward(),
+        RuntimeError,
+        r"no_grad\(\).*outside",
+    ),
+    (
+        "a numpy array times a Value",
+        lambda: np.array([1.0, 2.0]) * Value(2.0),
+        TypeError,
+        r"numpy array of shape \(2,\)",
+    ),
+    (
+        "a Value times a numpy array",
+        lambda: Value(2.0) * np.array([1.0, 2.0]),
+        TypeError,
+        r"one Value per element",
+    ),
+    ("Value of a string", _call(Value, "1.5"), TypeError, r"expects a real number.*str"),
+    ("Value of a Value", _call(Value, Value(1.0)), TypeError, r"got a Value.*detach\(\)"),
+    (
+        "a hand-built node without a rule",
+        lambda: (Value(1.0, (Value(2.0),), "twice") * 2).backward(),
+        RuntimeError,
+        r"op 'twice'.*_backward.*Function",
+    ),
+    (
+        "a hook that is not a function",
+        lambda: Value(1.0).register_hook(3),
+        TypeError,
+        r"register_hook needs a function",
+    ),
+    (
+        "compile(params=model)",
+        _call(micrograd.compile, lambda x: MODEL([x, x]), 1.0, params=MODEL),
+        TypeError,
+        r"not the model: pass params=model\.parameters\(\)",
+    ),
+    (
+        "compile(params=model.parameters)",
+        _call(micrograd.compile, lambda x: MODEL([x, x]), 1.0, params=MODEL.parameters),
+        TypeError,
+        r"call it: params=model\.parameters\(\)",
+    ),
+    (
+        "compile(params=3)",
+        _call(micrograd.compile, lambda x: x * 2, 1.0, params=3),
+        TypeError,
+        r"list of Values",
+    ),
+    (
+        "grad() of an input not used",
+        _call(micrograd.grad, Value(1.0) * 2, [Value(3.0)]),
+        ValueError,
+        r"not used.*allow_unused=True",
+    ),
 ]
+
+
+def _under_no_grad() -> Value:
+    with no_grad():
+        return Value(2.0) * 3
 
 
 @pytest.mark.parametrize(("call", "error", "phrase"), [m[1:] for m in MISUSES], ids=[m[0] for m in MISUSES])
