@@ -1186,7 +1186,21 @@ _ENGINE_DIRS = tuple(
 
 
 class AnomalyError(RuntimeError):
-    """``detect_anomaly()`` found a nan or inf; the message says where it was made."""
+    """``detect_anomaly()`` found a nan or inf; the message says where it was made, and so do
+    the attributes: ``op``, ``operands`` and ``where`` (file:line) of the op whose backward
+    made it, and ``first_nan_op``, ``first_nan_operands``, ``first_nan_where`` of the first op
+    that made a nan in the forward pass (None when the forward pass made none)."""
+
+    def __init__(self, message: str, node: Value, first_nan: Value | None) -> None:
+        super().__init__(message)
+        self.op, self.operands, self.where = node._op, tuple(p.data for p in node._prev), _where(node)
+        self.first_nan_op: str | None = None
+        self.first_nan_operands: tuple[float, ...] | None = None
+        self.first_nan_where: str | None = None
+        if first_nan is not None:
+            self.first_nan_op = first_nan._op
+            self.first_nan_operands = tuple(p.data for p in first_nan._prev)
+            self.first_nan_where = _where(first_nan)
 
 
 class RemovableHandle:
@@ -1260,14 +1274,16 @@ def _check_finite(node: Value, g: Any, received: Sequence[Any], grads: dict[Valu
             f"gradient {g.data if isinstance(g, Value) else g}, its backward sent {value} to operand {k}; "
             f"its operands are {operands} and its result {node.data}"
         )
+        first_nan = None
         for v in grads:  # forward order: the first op that made a nan from numbers that were not
             if v._prev and math.isnan(v.data) and not any(math.isnan(p.data) for p in v._prev):
+                first_nan = v
                 ops = tuple(p.data for p in v._prev)
                 message = (
                     f"the forward pass made nan at op {v._op!r} ({_where(v)}) from operands {ops}; {message}"
                 )
                 break
-        raise AnomalyError(message)
+        raise AnomalyError(message, node, first_nan)
 
 
 def _forward_result(fn: type[Function], out: Any) -> float:

@@ -104,6 +104,10 @@ def test_the_issue_example_names_the_op_its_operands_and_the_line() -> None:
     )
     assert "the backward pass made nan at op 'exp'" in message
     assert isinstance(info.value, RuntimeError) and line == y_line
+    e = info.value
+    assert (e.first_nan_op, e.first_nan_operands) == ("*", (-math.inf, 0.0))
+    assert e.first_nan_where == e.where == f"{HERE}:{y_line}"
+    assert e.op == "exp" and math.isnan(e.operands[0])
 
 
 def _line_of(text: str) -> int:

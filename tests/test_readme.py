@@ -35,7 +35,6 @@ def test_readme_blocks_run_and_claims_hold(
     if "micrograd.compile" in text:
         pytest.importorskip("numpy", reason="the README's compiled replay needs numpy")
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "out").mkdir()  # until render creates parent dirs (issue 10)
     assert run_markdown(readme) == len(python_blocks(text))
 
 
