@@ -46,6 +46,7 @@ from typing import Any, overload
 
 from .autograd import topological_order
 from .engine import Value
+from .files import write_atomically
 from .viz import (
     COLOURS,
     DEFAULT_MAX_NODES,
@@ -53,6 +54,7 @@ from .viz import (
     BackwardTrace,
     GraphTooLargeError,
     GraphvizNotFoundError,
+    _as_values,
     backward_steps,
     draw_dot,
 )
@@ -100,7 +102,7 @@ class Explorer:
         target = Path(path)
         if not target.parent.is_dir():
             raise FileNotFoundError(f"explore: the directory {str(target.parent)!r} does not exist")
-        target.write_text(self.html, encoding="utf-8")
+        write_atomically(target, self.html.encode("utf-8"), "explore")
         return target
 
     def _repr_html_(self) -> str:
@@ -168,19 +170,6 @@ def _role(v: Value, root: Value, params: set[Value]) -> str:
     if v in params:
         return "parameter"
     return "named leaf" if v.label else "constant"
-
-
-def _params(params: Iterable[Value] | None) -> set[Value]:
-    if params is None:
-        return set()
-    if isinstance(params, Value):
-        return {params}
-    result: set[Value] = set()
-    for i, p in enumerate(params):
-        if not isinstance(p, Value):
-            raise TypeError(f"explore: params[{i}] must be a Value, got {type(p).__name__}: {p!r}")
-        result.add(p)
-    return result
 
 
 def trace_data(trace: BackwardTrace, params: set[Value]) -> dict[str, Any]:
@@ -303,7 +292,7 @@ def page(
         )
     order = topological_order(root)
     _check_size(order, max_nodes)
-    param_set = _params(params)
+    param_set = _as_values(params, "explore: params")
     trace = backward_steps(root, max_nodes=None)
     data = trace_data(trace, param_set)
     svg = _layout_svg(root, param_set, len(order), float(layout_timeout))

@@ -49,6 +49,7 @@ from typing import Any, TextIO
 
 from .autograd import topological_order
 from .engine import Value, _vjp
+from .files import write_atomically
 
 Roots = Value | Sequence[Value]
 
@@ -274,44 +275,11 @@ def _make_parent(target: Path) -> None:
         ) from exc
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` (through a symlink, to its target) via a temporary file in the same
-    directory and a rename: ``path`` is left as it was or holds all of ``data``.  On failure the
-    temporary file is removed and the original error propagates."""
-    import contextlib
-    import os
-    import secrets
-
-    path = Path(os.path.realpath(path))
-    try:
-        mode: int | None = os.stat(path).st_mode & 0o7777  # replacing a file keeps its permissions
-    except OSError:
-        mode = None  # a new file: 0o666 less the umask, as open() would give it
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    try:
-        fd = os.open(tmp, flags, 0o666)
-    except OSError as exc:  # name the file the user asked for, not the temporary one
-        raise OSError(exc.errno, f"render: cannot write {str(path)!r}: {exc.strerror}", str(path)) from None
-    try:
-        with open(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())  # the bytes are on disk before the rename makes them the file
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _save_source(source: str, path: Path) -> str:
     """Save the DOT source for the user to render by hand; the sentence to add to an error message.
     A failure to save it is reported in that sentence, so the error being raised stays the original one."""
     try:
-        _write_atomically(path, source.encode("utf-8"))
+        write_atomically(path, source.encode("utf-8"), "render")
     except OSError as exc:
         return f"the DOT source could not be saved either ({exc})"
     return f"the graph's DOT source is saved in {str(path)!r}"
@@ -386,7 +354,7 @@ def render(
         )
     if stderr:
         print(stderr, file=sys.stderr)  # dot's warnings, as graphviz's pipe() shows them
-    _write_atomically(target, done.stdout)
+    write_atomically(target, done.stdout, "render")
     return target
 
 

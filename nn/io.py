@@ -20,15 +20,15 @@ refused before anything is allocated for it.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import math
 import os
 import random
 import reprlib
-import tempfile
 from typing import TYPE_CHECKING, Any
+
+from micrograd.files import write_atomically
 
 if TYPE_CHECKING:  # for the type checker only: nn.layers imports this module, not the other way round
     from .layers import MLP
@@ -99,35 +99,7 @@ def _atomic_write(path: str, data: bytes) -> None:
             f"save: the directory {directory!r} does not exist (create it first, e.g. with os.makedirs)",
             given,
         )
-    try:
-        mode = os.stat(path).st_mode & 0o777  # replacing a file keeps its permissions
-    except FileNotFoundError:
-        mode = 0o644
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    except OSError as e:  # name the file the user asked for, not the temporary one
-        raise OSError(e.errno, f"save: cannot create a file in {directory!r}: {e.strerror}", given) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())  # the bytes are on disk before the rename makes them the file
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    try:  # make the rename itself durable; not every platform can open a directory
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
+    write_atomically(given, data, "save")
 
 
 def _reject_constant(name: str) -> float:

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from micrograd import Value, no_grad
+from micrograd.files import write_atomically
 
 from .module import Module
 
@@ -281,7 +282,7 @@ class TrainingRecorder:
             )
         payload = json.dumps(self.data(), separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
         page = _PAGE.replace("%%TITLE%%", html.escape(self.title)).replace("%%DATA%%", payload)
-        target.write_text(page, encoding="utf-8")
+        write_atomically(target, page.encode("utf-8"), "write_html")
         return target
 
 

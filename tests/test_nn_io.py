@@ -6,7 +6,6 @@ import json
 import math
 import os
 import random
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -307,11 +306,15 @@ def test_saving_into_a_missing_directory_names_the_path(tmp_path: Path, model: M
 def test_an_unwritable_directory_is_named_not_the_temporary_file(
     tmp_path: Path, model: MLP, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def mkstemp(*args: Any, **kwargs: Any) -> Any:
-        raise PermissionError(13, "Permission denied", str(tmp_path / ".m.json.x1y2.tmp"))
+    real_open = os.open
 
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    def no_new_files(file: Any, flags: int, mode: int = 0o777) -> int:
+        if flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, flags, mode)
+
+    monkeypatch.setattr(os, "open", no_new_files)
     path = tmp_path / "m.json"
-    with pytest.raises(PermissionError, match="save: cannot create a file in") as info:
+    with pytest.raises(PermissionError, match="save: cannot write") as info:
         model.save(str(path))
     assert info.value.filename == str(path) and ".tmp" not in str(info.value)
