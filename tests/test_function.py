@@ -146,6 +146,7 @@ def test_the_issue_example_end_to_end() -> None:
     text = io.StringIO()
     explain(y, file=text)
     assert "#1 = Swish(#0)" in text.getvalue()
+    pytest.importorskip("graphviz", reason="draw_dot needs the graphviz package")
     assert re.search(r'n1_op \[label="?Swish"? ', micrograd.draw_dot(y).source)
 
 
