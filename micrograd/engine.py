@@ -18,9 +18,11 @@ arrays, ``explain`` and the pictures.  Users define their own ops the same way
 by assigning a ``_backward`` closure to a hand-built node.
 
 Reading order: ``Function`` and ``Context``; the four ops of micrograd's lecture
-(``+``, ``*``, ``**``, ``relu``); ``Value``; ``backward()``'s graph walk and its
-chain-rule loop; then the other ops; last, below the reading path, the tricks
-that make it fast, each named as such.
+(``+``, ``*``, ``**``, ``relu``) and the rest of Value's arithmetic (``-``, negation,
+``/``); how an op becomes a method of ``Value``; ``Value``, whose first methods are
+the lecture's and ``backward()``; the graph walk and the chain-rule loop; the
+other ops; last, below the reading path, the tricks that make it fast, each
+named as such, and the machinery of hooks and ``detect_anomaly``.
 
 >>> x = Value(-4.0)
 >>> y = (2 * x + 2 + x).relu() + x**3 / 2 - (x * x + 1).log()
