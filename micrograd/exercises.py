@@ -148,7 +148,7 @@ _MISTAKES: dict[str, list[tuple[int, _Mistake]]] = {
         (0, ("grad_output * -1/x", lambda x: -1 / x if x else -_pymath.inf)),
     ],
     "sin": [(0, ("grad_output * -cos(x)", lambda x: -_pymath.cos(x)))],
-    "cos": [(0, ("grad_output * sin(x), the sign", lambda x: _pymath.sin(x)))],
+    "cos": [(0, ("grad_output * sin(x), without the minus sign", lambda x: _pymath.sin(x)))],
     "mul": [
         (0, ("a for d/da: each input's gradient is the OTHER input", lambda a, b: a)),
         (1, ("b for d/db: each input's gradient is the OTHER input", lambda a, b: b)),
