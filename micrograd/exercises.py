@@ -593,7 +593,7 @@ def _run_checks(
     if reference is None:
         result.lines.append(CheckLine("SKIP", "forward", "no reference to compare with (pass like=...)"))
     elif bad:
-        more = f" (and {len(bad) - 1} more point(s))" if len(bad) > 1 else ""
+        more = f" (and {len(bad) - 1} more wrong)" if len(bad) > 1 else ""
         hint = ""
         if "Error" in bad[0]:
             hint = (
@@ -650,7 +650,7 @@ def _run_checks(
                 if len(bad) == 1:
                     hint = _hint(like_name, i, pt, ps, mine, target, out.data, derivative)
     if bad:
-        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        more = f" (and {len(bad) - 1} more wrong)" if len(bad) > 1 else ""
         result.lines.append(CheckLine("WRONG", "backward", bad[0] + more, hint))
     else:
         against = f"{ref_label}'s gradient and " if reference is not None else ""
