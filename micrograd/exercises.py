@@ -299,7 +299,7 @@ def check(
     pts = _points(points, arity, inside)
     result = CheckResult(name)
     try:
-        _run_checks(result, student, reference, like_name, pts, param_sets, names)
+        _run_checks(result, student, reference, like_name, pts, param_sets, names, inside)
     except _NotWrittenError as todo:
         result.lines.append(CheckLine("TODO", todo.where, f"{name}.{todo.where} is not written yet"))
     except Exception as exc:  # a broken call: the student's own exception, traceback and all
@@ -531,7 +531,9 @@ def _where(names: list[str], pt: Point, ps: tuple[float, ...]) -> str:
     return ", ".join(f"{n} = {_num(v)}" for n, v in zip(labels, (*pt, *ps)))
 
 
-def _central(f: Callable[..., Value], pt: Point, ps: tuple[float, ...], i: int, inside: Any) -> float | None:
+def _central(
+    f: Callable[..., Value], pt: Point, ps: tuple[float, ...], i: int, inside: Domain
+) -> float | None:
     """d f / d input i by central differences, or None where they cannot be trusted (a kink, the
     domain's edge, an overflow)."""
     h = 1e-6 * max(abs(pt[i]), 1.0)
@@ -541,6 +543,9 @@ def _central(f: Callable[..., Value], pt: Point, ps: tuple[float, ...], i: int, 
         moved[i] = v
         return _call(f, tuple(moved), ps)[1].data
 
+    for v in (pt[i] + h, pt[i] - h):
+        if not _safe(inside, (*pt[:i], v, *pt[i + 1 :])):
+            return None  # a step would leave the domain
     try:
         f0, fp, fm = at(pt[i]), at(pt[i] + h), at(pt[i] - h)
     except Exception:
@@ -568,6 +573,7 @@ def _run_checks(
     pts: list[tuple[Point, bool]],
     param_sets: list[tuple[float, ...]],
     names: list[str],
+    inside: Domain,
 ) -> None:
     ref_label = like_name or getattr(reference, "__name__", "the reference")
     cases = [(pt, ps, edge) for ps in param_sets for pt, edge in pts]
@@ -629,7 +635,7 @@ def _run_checks(
         for i in range(len(pt)):
             mine = mine_all if isinstance(mine_all, str) else mine_all[i]
             expected = None if ref_all is None else ref_all[i]
-            cd = _central(student, pt, ps, i, None)
+            cd = _central(student, pt, ps, i, inside)
             if cd is not None and expected is not None and not _close(cd, expected, 1e-3, 1e-5):
                 cd = None  # the differences are not reliable here (rounding, a steep place)
             if cd is not None:
@@ -667,7 +673,7 @@ def _run_checks(
     if bad:
         result.lines.append(CheckLine("SKIP", "second order", "not checked until backward is right"))
     else:
-        _second_order(result, student, reference, cases, names)
+        _second_order(result, student, reference, cases, names, inside)
 
 
 def _hint(
@@ -745,6 +751,7 @@ def _second_order(
     reference: Callable[..., Value] | None,
     cases: list[tuple[Point, tuple[float, ...], bool]],
     names: list[str],
+    inside: Domain,
 ) -> None:
     ordinary = [(pt, ps) for pt, ps, edge in cases if not edge]
     pt0, ps0 = ordinary[0] if ordinary else cases[0][:2]
@@ -812,7 +819,7 @@ def _second_order(
                 n += 1
                 expected = None if ref_h is None else ref_h[i][j]
                 if expected is None:
-                    expected = _central(_derivative_fn(student, i), pt, ps, j, None)
+                    expected = _central(_derivative_fn(student, i), pt, ps, j, inside)
                 if expected is not None and not _close(mine, expected, 1e-4 if ref_h is None else 1e-6, 1e-8):
                     which = f"d2/(d{names[i]} d{names[j]})" if len(pt) > 1 else "d2/dx2"
                     result.lines.append(

@@ -282,3 +282,12 @@ def test_bad_input_is_a_clear_error(kwargs: dict[str, Any], error: type[Exceptio
 def test_exported_from_the_package() -> None:
     assert micrograd.exercises.check is exercises.check
     assert "tanh" in exercises.check.ops  # type: ignore[attr-defined]
+
+
+def test_without_a_reference_central_differences_alone_catch_a_wrong_backward() -> None:
+    result = exercises.check(TanhTimesOutput, quiet=True)
+    wrong = line(result, "backward")
+    assert wrong.status == "WRONG" and "expected" in wrong.message
+    assert "central difference" not in wrong.message  # the expected number IS the central difference
+    # central differences never step outside the domain: sqrt at 0 has no two-sided difference
+    assert exercises.check(lambda x: x.sqrt(), domain=(0.0, math.inf), quiet=True)
