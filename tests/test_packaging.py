@@ -35,7 +35,7 @@ DEMO_SCRIPTS = {
 }
 # Never part of a distribution: environments, caches, build output, benchmark downloads.
 SKIP_DIRS = {".git", ".venv", "venv", "build", "dist", "out", "__pycache__", ".pytest_cache", ".mypy_cache"}
-SKIP_DIRS |= {".ruff_cache", ".hypothesis", ".micrograd-0.1.0"}
+SKIP_DIRS |= {".ruff_cache", ".hypothesis", ".micrograd-0.1.0", ".ipynb_checkpoints"}
 TOP_FILES = {"LICENSE", "README.md", "Makefile", "setup.cfg", "pyproject.toml", "MANIFEST.in", "ruff.toml"}
 
 
@@ -65,6 +65,8 @@ def needed_by_tests(path: PurePosixPath) -> bool:
         return path.suffix in (".py", ".md", ".json")
     if path.parts[:2] == ("docs", "images"):
         return path.suffix == ".png"
+    if path.parts[:2] == ("docs", "notebooks") and len(path.parts) == 3:
+        return path.suffix == ".ipynb"  # tests/test_notebooks.py runs them
     return str(path) == ".ci/run"
 
 
@@ -102,6 +104,7 @@ def test_sdist_holds_everything_the_tests_need(dists: tuple[Path, Path]) -> None
     for must in ("tests/dag_recipes.py", "tests/graphviz_support.py", "scripts/setup.sh", "LICENSE"):
         assert PurePosixPath(must) in names
     assert any(p.parts[:2] == ("docs", "images") for p in names)
+    assert PurePosixPath("docs/notebooks/02_solutions.ipynb") in names
     junk = [p for p in names if set(p.parts) & SKIP_DIRS or p.suffix == ".pyc"]
     assert junk == []
 

@@ -1,0 +1,146 @@
+"""Every notebook in docs/notebooks runs top to bottom in a real Jupyter kernel, and says what it should.
+
+The notebooks are committed without outputs (docs/notebooks/README.md says why); these tests execute them
+with nbclient and ipykernel (the `dev` extra), fail on any error, and check a few key outputs.  The
+exercise notebook runs twice: as a student gets it (every check says TODO), and with the solution cells of
+02_solutions in place of its exercise cells (every check says OK).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (the dev extra has it)")
+nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (the dev extra has it)")
+pytest.importorskip("ipykernel", reason="ipykernel is not installed (the dev extra has it)")
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "docs" / "notebooks"
+
+
+def load(name: str) -> Any:
+    return nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+
+
+def execute(nb: Any, cwd: Path) -> Any:
+    """Run every cell in a fresh python3 kernel (nbclient raises CellExecutionError on the first error)."""
+    client = nbclient.NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+    )
+    client.execute()
+    for cell in nb.cells:  # no warnings, no tracebacks printed by a cell that did not raise
+        for out in cell.get("outputs", []):
+            assert not (out["output_type"] == "stream" and out["name"] == "stderr"), out["text"]
+    return nb
+
+
+def text_of(cell: Any) -> str:
+    """What a cell showed, as text: its stream output and the text/plain of its results."""
+    parts = []
+    for out in cell.get("outputs", []):
+        if out["output_type"] == "stream":
+            parts.append(out["text"])
+        elif out["output_type"] in ("execute_result", "display_data"):
+            parts.append(out["data"].get("text/plain", ""))
+    return "".join(parts)
+
+
+def mimetypes(nb: Any) -> set[str]:
+    return {
+        key
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if out["output_type"] in ("execute_result", "display_data")
+        for key in out["data"]
+    }
+
+
+def tagged(nb: Any, tag: str) -> list[Any]:
+    return [c for c in nb.cells if tag in c.metadata.get("tags", [])]
+
+
+def test_the_notebooks_are_committed_without_outputs() -> None:
+    names = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+    assert names == [
+        "01_value_and_backprop.ipynb",
+        "02_solutions.ipynb",
+        "02_write_your_own_op.ipynb",
+        "03_train_a_classifier.ipynb",
+    ]
+    for name in names:
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        nbformat.validate(nb)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, f"{name} has outputs"
+
+
+def test_value_and_backprop(tmp_path: Path) -> None:
+    from tests.graphviz_support import has_dot
+
+    if not has_dot():
+        pytest.skip("the notebook draws graphs, and Graphviz's `dot` executable is not on PATH")
+    nb = execute(load("01_value_and_backprop"), tmp_path)
+    shown = "".join(text_of(c) for c in nb.cells)
+    assert "6.0 6.0" in shown  # dL/da by hand and by central differences
+    assert "dL/da = 6.0  dL/db = -4.0  dL/dc = -2.0  dL/df = 4.0" in shown
+    assert "Backpropagation from L = -8.0000 through 7 Values" in shown
+    assert "o = 0.7071, do/dw1 = 1.0000, do/dw2 = 0.0000, do/db = 0.5000" in shown
+    assert {"image/svg+xml", "text/html"} <= mimetypes(nb)  # the graphs, and the explorer inline
+
+
+def with_solutions() -> Any:
+    """02_write_your_own_op with each exercise cell replaced by 02_solutions' cell for it."""
+    nb = load("02_write_your_own_op")
+    solutions = {c.metadata["exercise"]: c for c in tagged(load("02_solutions"), "solution")}
+    exercises = tagged(nb, "exercise")
+    assert sorted(c.metadata["exercise"] for c in exercises) == sorted(solutions)
+    for cell in exercises:
+        cell.source = solutions[cell.metadata["exercise"]].source
+    return nb
+
+
+def test_write_your_own_op_with_the_solutions_filled_in(tmp_path: Path) -> None:
+    nb = execute(with_solutions(), tmp_path)
+    checks = tagged(nb, "check")
+    assert [c.metadata["exercise"] for c in checks] == ["tanh", "exp", "sigmoid", "mul", "leaky_relu"]
+    for cell in checks:
+        assert len(cell.outputs) == 1  # shown once: the table, not also the returned object
+        shown = text_of(cell)
+        statuses = [line.split()[0] for line in shown.splitlines() if not line.startswith(" ")]
+        assert statuses == ["OK", "OK", "OK", "OK"], shown
+        html = "".join(o["data"].get("text/html", "") for o in cell.outputs if "data" in o)
+        assert "all checks passed" in html  # the coloured table
+    shown = "".join(text_of(c) for c in nb.cells)
+    assert "SKIP  second order: grad(create_graph=True) does not run through your backward" in shown
+    assert "WRONG backward: at x = " in shown and "hint: d/dx cos(x) = -sin(x)" in shown  # WrongCos
+    assert "Backpropagation from y" in shown  # the student's ops in explain
+
+
+def test_write_your_own_op_as_a_student_gets_it_says_todo(tmp_path: Path) -> None:
+    nb = load("02_write_your_own_op")
+    last_check = max(i for i, c in enumerate(nb.cells) if "check" in c.metadata.get("tags", []))
+    nb.cells = nb.cells[: last_check + 1]  # the cells after it use the finished ops
+    nb = execute(nb, tmp_path)
+    for cell in tagged(nb, "check"):
+        assert text_of(cell).startswith("TODO  forward: My"), text_of(cell)
+
+
+def test_the_solutions_notebook_runs_on_its_own(tmp_path: Path) -> None:
+    nb = execute(copy.deepcopy(load("02_solutions")), tmp_path)
+    for cell in tagged(nb, "check"):
+        assert "WRONG" not in text_of(cell) and "TODO" not in text_of(cell)
+
+
+def test_train_a_classifier(tmp_path: Path) -> None:
+    nb = execute(load("03_train_a_classifier"), tmp_path)
+    shown = "".join(text_of(c) for c in nb.cells)
+    assert "MLP(2, [16, 16, 1], activation=['relu', 'relu', 'linear']) with 337 parameters" in shown
+    assert "step  0: loss 0.9094, accuracy" in shown
+    assert "training accuracy 100%" in shown
+    assert "image/png" in mimetypes(nb)  # the moons, the loss curve, the decision boundary
+    assert (tmp_path / "training.html").read_text().lower().startswith("<!doctype html>")
+    assert "the replay of 60 steps, in training.html" in shown
