@@ -32,16 +32,29 @@ be differentiated again, so transforms compose: ``grad(grad(f))``,
 
 from __future__ import annotations
 
+import inspect
 import numbers
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TextIO
 
 from .autograd import grad as _reverse
 from .engine import Context, Function, Value, _no_rule_error, _topological_order, _vjp
 from .grad_mode import enable_grad
 
-__all__ = ["grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "value_and_grad", "vjp"]
+__all__ = [
+    "explain_jvp",
+    "grad",
+    "hessian",
+    "hvp",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
+    "jvp",
+    "value_and_grad",
+    "vjp",
+]
 
 Argnums = int | tuple[int, ...]
 
@@ -359,17 +372,25 @@ def _local_partials(node: Value, values: bool) -> Sequence[Any]:
         ) from exc
 
 
-def _push(outputs: Sequence[Any], seeds: dict[Value, list[Any]], n: int, values: bool) -> list[list[Any]]:
+Record = Callable[[Value, list[tuple[Value, Any, list[Any]]], list[Any]], None]
+
+
+def _push(
+    outputs: Sequence[Any], seeds: dict[Value, list[Any]], n: int, values: bool, record: Record | None = None
+) -> list[list[Any]]:
     """Forward mode: ``n`` tangents per node, pushed from the seeded inputs to ``outputs`` in
     one walk in topological order.  A node's tangents are sum_k d(node)/d(operand k) *
     tangents(operand k); nodes that no seed reaches have none (zero) and cost nothing.
-    Returns the n tangents of each output (zeros for numbers and unreached outputs)."""
+    Returns the n tangents of each output (zeros for numbers and unreached outputs).  ``record``
+    hears each node that gets tangents: its (operand, local partial, operand's tangents) and its own."""
     roots = [o for o in outputs if isinstance(o, Value)]
     tangents: dict[Value, list[Any]] = {}
     for node in _topological_order(roots):
         seed = seeds.get(node)
         if seed is not None:
             tangents[node] = seed
+            if record is not None:
+                record(node, [], seed)
             continue
         carried = [(k, tangents[c]) for k, c in enumerate(node._prev) if c in tangents]
         if not carried:
@@ -384,6 +405,8 @@ def _push(outputs: Sequence[Any], seeds: dict[Value, list[Any]], n: int, values:
             total = part if total is None else [a + b for a, b in zip(total, part)]
         if total is not None:
             tangents[node] = total
+            if record is not None:
+                record(node, [(node._prev[k], local[k], t) for k, t in carried], total)
     zeros = [0.0] * n
     return [tangents.get(o, zeros) if isinstance(o, Value) else zeros for o in outputs]
 
@@ -496,3 +519,109 @@ def _describe(shape: Shape) -> str:
         return "one number"
     kind, items = shape
     return f"a {kind.__name__} of {len(items)}"
+
+
+def explain_jvp(
+    f: Callable[..., Any], primals: tuple[Any, ...], tangents: tuple[Any, ...], file: TextIO | None = None
+) -> None:
+    """Print forward mode step by step: the tangents flowing from the inputs to the outputs, node by
+    node in topological order, each the sum of local derivative * operand's tangent (``explain``
+    shows the same local derivatives flowing backward).  Inputs are named after f's parameters;
+    other Values by their label or ``#i``.  On numbers; prints to ``file`` (default: stdout).
+
+    >>> explain_jvp(lambda x, y: x * y + x, (2.0, 3.0), (1.0, 0.0))
+    Forward mode through 4 Values, in topological order.
+    Each Value's tangent: sum over its operands of local derivative * the operand's tangent.
+    <BLANKLINE>
+    x = input  data 2.0000  tangent 1.0000 (the seed)
+    <BLANKLINE>
+    y = input  data 3.0000  tangent 0.0000 (the seed)
+    <BLANKLINE>
+    #2 = x * y  data 6.0000
+        x  local d(#2)/dx = 3.0000 * tangent 1.0000 = 3.0000
+        y  local d(#2)/dy = 2.0000 * tangent 0.0000 = 0.0000
+        tangent 3.0000
+    <BLANKLINE>
+    #3 = #2 + x  data 8.0000  (output)
+        #2  local d(#3)/d(#2) = 1.0000 * tangent 3.0000 = 3.0000
+        x   local d(#3)/dx = 1.0000 * tangent 1.0000 = 1.0000
+        tangent 4.0000
+    """
+    from .viz import _expression, _fmt, _names
+
+    if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
+        raise TypeError("micrograd.func.explain_jvp(f, primals, tangents): two tuples of the same length")
+    seed_leaves: list[Any] = []
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        leaves, shape = _flatten(t, f"tangents[{i}]")
+        primal_leaves, primal_shape = _flatten(p, f"primals[{i}]")
+        if shape != primal_shape:
+            raise ValueError(f"micrograd.func.explain_jvp: tangents[{i}] must be arranged as primals[{i}]")
+        if any(isinstance(x, Value) for x in leaves + primal_leaves):
+            raise TypeError("micrograd.func.explain_jvp prints numbers: pass numbers, not Values")
+        seed_leaves += leaves
+    trace = _Trace("explain_jvp", f, primals, tuple(range(len(primals))), False)
+    for x, name in zip(trace.inputs, _input_names(f, primals)):
+        x.label = name
+    steps: list[tuple[Value, list[tuple[Value, Any, list[Any]]], list[Any]]] = []
+    _push(
+        trace.out_leaves,
+        {x: [t] for x, t in zip(trace.inputs, seed_leaves)},
+        1,
+        False,
+        lambda node, parts, total: steps.append((node, parts, total)),
+    )
+    out = sys.stdout if file is None else file
+    order = list(_topological_order([o for o in trace.out_leaves if isinstance(o, Value)]))
+    names = _names(order)
+    outputs = {o for o in trace.out_leaves if isinstance(o, Value)}
+
+    def d(num: Value, den: Value) -> str:
+        n, m = names[num], names[den]
+        return f"d{n if len(n) == 1 else f'({n})'}/d{m if len(m) == 1 else f'({m})'}"
+
+    print(f"Forward mode through {len(order)} Values, in topological order.", file=out)
+    print(
+        "Each Value's tangent: sum over its operands of local derivative * the operand's tangent.", file=out
+    )
+    for node, parts, total in steps:
+        mark = "  (output)" if node in outputs else ""
+        if not parts:
+            line = f"{names[node]} = input  data {_fmt(node.data)}  tangent {_fmt(total[0])} (the seed){mark}"
+            print(f"\n{line}", file=out)
+            continue
+        print(f"\n{names[node]} = {_expression(node, names)}  data {_fmt(node.data)}{mark}", file=out)
+        width = max(len(names[child]) for child, _, _ in parts)
+        for child, local, t in parts:
+            contribution = 0.0 if local is None else local * t[0]
+            shown = "none" if local is None else _fmt(local)
+            print(
+                f"    {names[child]:<{width}}  local {d(node, child)} = {shown} * tangent {_fmt(t[0])} "
+                f"= {_fmt(contribution)}",
+                file=out,
+            )
+        print(f"    tangent {_fmt(total[0])}", file=out)
+
+
+def _input_names(f: Callable[..., Any], primals: tuple[Any, ...]) -> list[str]:
+    """``x``, ``y``, ``xs[0]``: f's parameter names (``arg0``, ... when it has none to read)."""
+    try:
+        params = [
+            p.name
+            for p in inspect.signature(f).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        params = []
+    names: list[str] = []
+
+    def walk(t: Any, path: str) -> None:
+        if type(t) in (list, tuple):
+            for i, item in enumerate(t):
+                walk(item, f"{path}[{i}]")
+        else:
+            names.append(path)
+
+    for i, p in enumerate(primals):
+        walk(p, params[i] if i < len(params) else f"arg{i}")
+    return names

@@ -370,3 +370,23 @@ def test_clear_errors() -> None:
         func.jacrev(func.jacfwd(_lecture_tanh))(0.3)
     with pytest.raises(RuntimeError, match="without a derivative rule"):
         func.jvp(lambda x: Value(1.0, (x,), "mystery"), (1.0,), (1.0,))
+
+
+def test_explain_jvp_prints_the_tangents_flowing_forward() -> None:
+    import io
+
+    text = io.StringIO()
+    func.explain_jvp(
+        lambda xs, w: [Swish.apply(xs[0]) * w, xs[1]], ([0.5, 1.0], 2.0), ([1.0, 0.0], 0.0), text
+    )
+    lines = text.getvalue().splitlines()
+    assert lines[0] == "Forward mode through 5 Values, in topological order."
+    assert "xs[0] = input  data 0.5000  tangent 1.0000 (the seed)" in lines
+    assert "xs[1] = input  data 1.0000  tangent 0.0000 (the seed)  (output)" in lines
+    swish = 0.5 / (1 + math.exp(-0.5))
+    assert f"#1 = Swish(xs[0])  data {swish:.4f}" in lines
+    _, expected = func.jvp(lambda x: Swish.apply(x) * 2.0, (0.5,), (1.0,))
+    at = lines.index(f"#3 = #1 * w  data {2 * swish:.4f}  (output)")
+    assert lines[at + 3] == f"    tangent {expected:.4f}"
+    with pytest.raises(TypeError, match="prints numbers"):
+        func.explain_jvp(lambda x: x, (Value(1.0),), (1.0,))
