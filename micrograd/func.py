@@ -180,15 +180,11 @@ class _Trace:
         self.inputs: list[Value] = []  # the differentiated leaves, in order
         self.counts: list[int] = []  # how many of them each picked argument has
         call_args = list(args)
-        all_leaves: list[Any] = []
-        for i, arg in enumerate(args):
-            leaves, shape = _flatten(arg, f"argument {i}")
-            all_leaves += leaves
-            if i in self.picks:
-                self.arg_shapes.append(shape)
-        self.values = _values_mode(all_leaves)
-        for i, shape in zip(self.picks, self.arg_shapes):
-            leaves, _ = _flatten(args[i], f"argument {i}")
+        flat = [_flatten(arg, f"argument {i}") for i, arg in enumerate(args)]
+        self.values = _values_mode(*[leaves for leaves, _ in flat])
+        for i in self.picks:  # in argnums' order, which the results follow
+            leaves, shape = flat[i]
+            self.arg_shapes.append(shape)
             fresh = [_fresh(x) for x in leaves]
             self.inputs += fresh
             self.counts.append(len(fresh))

@@ -308,6 +308,9 @@ def test_nested_structures() -> None:
     _, pullback = func.vjp(f, *args)
     assert pullback([(1.0, 0.0), 0.0]) == ([3.0, 0.0], (1.0, 0.0))
     assert func.grad(lambda p: p[0][0] * p[1])([[2.0], 5]) == [[5.0], 2.0]
+    # argnums in any order: the results follow it, each arranged as its argument
+    assert func.grad(lambda a, bs: a * bs[0] * bs[1], argnums=(1, 0))(2.0, [3.0, 4.0]) == ([8.0, 6.0], 12.0)
+    assert func.jacfwd(lambda a, bs: [a * bs[0]], argnums=(1, 0))(2.0, [3.0, 4.0]) == [([2.0, 0.0], 3.0)]
     value, product = func.hvp(lambda xs: xs[0] ** 2 * xs[1], ([1.0, 2.0],), ([1.0, 0.0],))
     assert value == 2.0 and product == ([4.0, 2.0],)
 
