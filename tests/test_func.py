@@ -16,6 +16,9 @@ import micrograd
 from micrograd import Function, Value, func
 from tests.dag_recipes import BINARY, UNARY, recipes
 
+# torch.func's first use scripts a helper with torch.jit.script, which PyTorch itself deprecates: not ours.
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
