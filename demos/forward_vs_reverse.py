@@ -2,12 +2,16 @@
 measured; and Newton's method with grad(grad(f)), step by step.
 
 ``micrograd.func.jacfwd`` pushes n tangents forward through the graph (one per input) in one
-walk; ``micrograd.func.jacrev`` runs one backward pass per output.  So forward mode costs about
-n times the graph and reverse mode about m times: forward wins when n << m, reverse when
-m << n (a neural net's loss, m = 1, is why deep learning uses reverse mode).  The functions
-measured share a body of fixed size, so the graph barely grows with n and m and the trade-off
-shows plainly.  Newton's method minimises a scalar function with its first and second
-derivatives, both by ``micrograd.func.grad``.
+walk; ``micrograd.func.jacrev`` runs one backward pass per output.  Forward mode's cost grows
+with n, reverse mode's with m: forward wins when n << m, reverse when m << n (a neural net's
+loss, m = 1, is why deep learning uses reverse mode).  The functions measured share a body of
+fixed size, so the graph barely grows with n and m and the trade-off shows plainly.  Here the
+crossover is not at n = m: forward mode visits each node once, asking its op for the local
+derivatives once and then doing n multiply-adds, while each of reverse mode's m passes walks
+the whole graph again, so a tangent costs less than a backward pass.
+
+Newton's method minimises a scalar function with its first and second derivatives, both by
+``micrograd.func.grad``.
 
     python -m demos.forward_vs_reverse --out out    # or: python demos/forward_vs_reverse.py --out out
 """
