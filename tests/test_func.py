@@ -400,3 +400,18 @@ def test_a_numpy_array_is_refused_with_the_way_out() -> None:
     numpy = pytest.importorskip("numpy", reason="numpy is not installed")
     with pytest.raises(TypeError, match=r"argument 0 must be .* got ndarray.*array\.tolist\(\)"):
         func.grad(lambda xs: xs[0])(numpy.array([1.0, 2.0]))
+
+
+def test_jacobian_picks_forward_mode_for_more_outputs_than_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    backward_passes: list[int] = []
+    real = func._reverse
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        backward_passes.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(func, "_reverse", counting)
+    wide = func.jacobian(lambda x: [x, x * x, x.exp()])(1.0)  # 1 input, 3 outputs: forward mode
+    assert wide == [1.0, 2.0, math.e] and backward_passes == []
+    tall = func.jacobian(lambda xs: xs[0] * xs[1] * xs[2])([1.0, 2.0, 3.0])  # 3 inputs, 1 output: reverse
+    assert tall == [6.0, 3.0, 2.0] and backward_passes == [1]
