@@ -17,6 +17,7 @@ with numpy).
 
 from . import _clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
 from . import exercises as exercises  # micrograd.exercises.check: exercises that check themselves
+from . import func as func  # micrograd.func: grad(f), jvp, jacobian, hessian (function transforms)
 from . import math as math  # micrograd.math: math on floats, Values and numpy arrays
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck

@@ -18,24 +18,32 @@ pytest.importorskip("tqdm", reason="the training demos show a tqdm progress bar;
 pytest.importorskip("numpy", reason="the decision-boundary plots use numpy, which is not installed")
 graphviz = pytest.importorskip("graphviz", reason="the demos render graphs with graphviz, not installed")
 
-from demos import _common, check_pngs, derivative, moons, sine_model, spirals  # noqa: E402
+from demos import _common, check_pngs, derivative, forward_vs_reverse, moons, sine_model, spirals  # noqa: E402
 from micrograd import Value, is_grad_enabled  # noqa: E402
 from micrograd.viz import COLOURS  # noqa: E402
 from tests.graphviz_support import needs_dot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMOS = {"moons": moons, "spirals": spirals, "derivative": derivative, "sine_model": sine_model}
+DEMOS = {
+    "moons": moons,
+    "spirals": spirals,
+    "derivative": derivative,
+    "sine_model": sine_model,
+    "forward_vs_reverse": forward_vs_reverse,
+}
 SHORT = {
     "moons": ["--steps", "2", "--samples", "20"],
     "spirals": ["--steps", "2", "--samples", "12", "--batch", "6"],
     "derivative": ["--points", "7"],
     "sine_model": ["--steps", "5"],
+    "forward_vs_reverse": ["--largest", "4", "--repeats", "1", "--newton-steps", "3"],
 }
 PNGS = {
     "moons": ["decision_boundary.png", "loss_curve.png", "neuron_graph.png"],
     "spirals": ["spirals_regions.png", "spirals_curves.png"],
     "derivative": ["derivative.png", "derivative_graph.png"],
     "sine_model": ["sine_loss.png", "sine_fit.png", "sine_graph.png"],
+    "forward_vs_reverse": ["forward_vs_reverse.png", "newton.png"],
 }
 HTML = {"moons": ["training.html"], "spirals": ["training.html"]}  # the training replay (--no-html: none)
 
@@ -94,7 +102,7 @@ def test_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert info.value.code == 0
     text = capsys.readouterr().out
     assert text.startswith("usage:") and "--out" in text and "--quiet" in text
-    if name != "derivative":  # the derivative demo has no randomness and no training
+    if name not in ("derivative", "forward_vs_reverse"):  # no randomness and no training in these
         assert "--seed" in text and "--steps" in text
 
 
@@ -181,6 +189,21 @@ def test_derivative_at_matches_the_hand_derivative() -> None:
         assert y == pytest.approx(x**3 + x) and dy == pytest.approx(3 * x * x + 1)
 
 
+def test_forward_vs_reverse_measures_equal_jacobians_and_newton_converges(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert forward_vs_reverse.sizes(5) == [1, 2, 4, 5]
+    for n, m in ((1, 3), (3, 1), (2, 2)):
+        seconds_forward, seconds_reverse, gap = forward_vs_reverse.jacobian_costs(n, m, repeats=1)
+        assert seconds_forward > 0 and seconds_reverse > 0 and gap < 1e-12
+    xs = forward_vs_reverse.newton(2.0, 6)
+    assert abs(xs[-1] - 1.130901122629998) < 1e-12  # the root of f'(x) = 4x^3 - 6x + 1 near 1.13
+    assert forward_vs_reverse.main(["--largest", "2", "--repeats", "1", "--out", str(tmp_path)]) == 0
+    stdout = capsys.readouterr().out
+    assert "n =   1, m =   2: forward" in stdout and "jacfwd and jacrev agree within" in stdout
+    assert "Newton step 6: x = 1.130901122629998" in stdout
+
+
 def test_sine_model_learns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sine_model.main(["--out", str(tmp_path)])
     out = capsys.readouterr().out
@@ -212,6 +235,7 @@ PREFIX = {
     "spirals": "spirals: ",
     "derivative": "derivative: ",
     "sine_model": "sine model: ",
+    "forward_vs_reverse": "forward vs reverse: ",
 }
 
 
@@ -327,6 +351,8 @@ def test_the_graph_legend_names_the_colours_in_the_picture() -> None:
         ("derivative", ["--seed", "1"], "unrecognized arguments: --seed"),
         ("sine_model", ["--lr", "0"], "expected a positive number, got 0"),
         ("sine_model", ["--steps", "-3"], "expected a positive integer, got -3"),
+        ("forward_vs_reverse", ["--largest", "1"], "--largest must be at least 2"),
+        ("forward_vs_reverse", ["--repeats", "0"], "expected a positive integer, got 0"),
     ],
 )
 def test_bad_arguments_give_a_usage_error(
