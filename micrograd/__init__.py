@@ -9,10 +9,12 @@
 
 Modules, each one thing: ``engine`` (Value, ``Function`` and the ops, ``backward``),
 ``math`` (math on floats, Values and numpy arrays, for writing ops), ``autograd``
-(backpropagation, ``grad``), ``grad_mode`` (``no_grad``), ``check``
+(``grad``), ``grad_mode`` (``no_grad``, ``detect_anomaly``), ``check``
 (``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics),
-``viz`` (``draw_dot``, ``render``, ``explain``), ``compile`` (trace once, replay
-with numpy).
+``viz`` (``draw_dot``, ``render``, ``explain``), ``explore`` (the step-through
+page), ``compile`` (trace once, replay with numpy), ``func`` (function
+transforms, forward mode), ``exercises`` (checks for ops you write), ``files``
+(atomic writes).
 """
 
 from . import _clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
