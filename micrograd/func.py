@@ -36,7 +36,7 @@ import inspect
 import numbers
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from .autograd import grad as _reverse
@@ -64,6 +64,19 @@ Argnums = int | tuple[int, ...]
 Shape = tuple[type, tuple[Any, ...]] | None
 
 
+class ndarray:  # noqa: N801 - named for what it marks, as numpy's class
+    """A numpy array in a shape: f gets it as nested lists; results shaped like it come back as an array
+    (nested lists where they hold Values, inside another transform)."""
+
+    def __new__(cls, items: Iterable[Any]) -> Any:
+        rows = list(items)
+        if all(isinstance(r, float) or type(r).__module__ == "numpy" for r in rows):
+            import numpy
+
+            return numpy.asarray(rows, dtype=numpy.float64)
+        return rows
+
+
 def _flatten(tree: Any, what: str) -> tuple[list[Any], Shape]:
     """The leaves of ``tree`` in order, and its shape; a clear TypeError for anything else."""
     leaves: list[Any] = []
@@ -77,10 +90,11 @@ def _flatten(tree: Any, what: str) -> tuple[list[Any], Shape]:
             return None
         if type(t) in (list, tuple):
             return (type(t), tuple(walk(item, f"{path}[{i}]") for i, item in enumerate(t)))
+        if type(t).__module__ == "numpy" and getattr(t, "ndim", 0) > 0 and t.dtype.kind in "biuf":
+            return (ndarray, tuple(walk(item, f"{path}[{i}]") for i, item in enumerate(t.tolist())))
         raise TypeError(
-            f"micrograd.func: {what}{path} must be a number, a Value, or a (nested) list or tuple "
-            f"of them, got {type(t).__name__}: {t!r}"
-            + (" (pass a list: array.tolist())" if hasattr(t, "tolist") else "")
+            f"micrograd.func: {what}{path} must be a number, a Value, a numpy array of numbers, or a "
+            f"(nested) list or tuple of them, got {type(t).__name__}: {t!r}"
         )
 
     return leaves, walk(tree, "")
@@ -342,6 +356,10 @@ def _jacobian_transform(
     def jacobian_f(*args: Any) -> Any:
         trace = _Trace(name, f, args, argnums, has_aux)
         jac = trace.jacobian(rows(trace))
+        if not trace.values and any(type(a).__module__ == "numpy" and getattr(a, "ndim", 0) for a in args):
+            import numpy  # given arrays, the Jacobian is one array (outputs first, then the inputs' axes)
+
+            jac = numpy.asarray(jac, dtype=numpy.float64)
         return (jac, trace.aux) if has_aux else jac
 
     jacobian_f.__name__ = f"{name}_f"

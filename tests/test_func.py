@@ -396,10 +396,29 @@ def test_explain_jvp_prints_the_tangents_flowing_forward() -> None:
         func.explain_jvp(lambda x: x, (Value(1.0),), (1.0,))
 
 
-def test_a_numpy_array_is_refused_with_the_way_out() -> None:
+def test_numpy_arrays_in_give_arrays_out() -> None:
     numpy = pytest.importorskip("numpy", reason="numpy is not installed")
-    with pytest.raises(TypeError, match=r"argument 0 must be .* got ndarray.*array\.tolist\(\)"):
-        func.grad(lambda xs: xs[0])(numpy.array([1.0, 2.0]))
+
+    def f(xs: Any) -> Any:  # f gets an array as a list of Values
+        return [xs[0] * xs[1], (xs[0] + xs[1]).sin()]
+
+    def scalar(xs: Any) -> Any:
+        return xs[0] ** 2 * xs[1] + xs[1].exp()
+
+    a = numpy.array([2.0, 3.0])
+    jac = func.jacobian(f)(a)
+    assert isinstance(jac, numpy.ndarray) and jac.shape == (2, 2)
+    assert jac.tolist() == func.jacobian(f)([2.0, 3.0])
+    for transform in (func.jacrev, func.jacfwd):
+        assert transform(f)(a).tolist() == jac.tolist()
+    g = func.grad(scalar)(a)
+    assert isinstance(g, numpy.ndarray) and g.tolist() == func.grad(scalar)([2.0, 3.0])
+    h = func.hessian(scalar)(a)
+    assert isinstance(h, numpy.ndarray) and h.shape == (2, 2)
+    value, tangent = func.jvp(scalar, (a,), (numpy.array([1.0, 0.0]),))
+    assert (value, tangent) == func.jvp(scalar, ([2.0, 3.0],), ([1.0, 0.0],))
+    with pytest.raises(TypeError, match=r"argument 0 must be a number, a Value, a numpy array of numbers"):
+        func.grad(lambda xs: xs[0])(numpy.array(["a", "b"]))
 
 
 def test_jacobian_picks_forward_mode_for_more_outputs_than_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
