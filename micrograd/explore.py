@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import os
 import re
 import shutil
@@ -55,6 +54,10 @@ from .viz import (
     GraphTooLargeError,
     GraphvizNotFoundError,
     _as_values,
+    _d,
+    _expression,
+    _fmt,
+    _role,
     backward_steps,
     draw_dot,
 )
@@ -118,35 +121,9 @@ class Explorer:
         return f"<Explorer of {self.title!r}: {len(self.html):,} characters of HTML; .save(path) writes it>"
 
 
-def _fmt(x: float) -> str:
-    """4 decimals, as ``explain`` prints numbers; scientific notation where that would hide the value."""
-    if math.isnan(x) or math.isinf(x):
-        return str(x)
-    if x == 0.0 or 1e-3 <= abs(x) < 1e6:
-        return f"{x:.4f}"
-    return f"{x:.4e}"
-
-
 def _num(x: float) -> list[str]:
     """A number as the page shows it: [4 decimals as explain prints it, Python's full repr]."""
     return [_fmt(x), repr(float(x))]
-
-
-def _d(num: str, den: str) -> str:
-    """``dL/da``, ``d(#5)/d(#2)``: explain's notation."""
-    return f"d{num if len(num) == 1 else f'({num})'}/d{den if len(den) == 1 else f'({den})'}"
-
-
-def _expression(v: Value, names: dict[Value, str]) -> str:
-    args = [names[c] for c in v._prev]
-    op = v._op or "?"
-    if (op in ("+", "-", "*", "/", "**") and len(args) == 2) or (op in ("+", "*") and len(args) > 2):
-        return f" {op} ".join(args)
-    if op.startswith("**") and len(args) == 1:
-        return f"{args[0]}{op}"
-    if op == "neg" and len(args) == 1:
-        return f"-{args[0]}"
-    return f"{op}({', '.join(args)})"
 
 
 def _rule_in_words(v: Value, has_rule: bool) -> str:
@@ -160,16 +137,6 @@ def _rule_in_words(v: Value, has_rule: bool) -> str:
     if op.startswith("**") and len(v._prev) == 1:
         return _POWER_BY_NUMBER
     return _USER_OP
-
-
-def _role(v: Value, root: Value, params: set[Value]) -> str:
-    if v is root:
-        return "output"
-    if v._prev:
-        return "intermediate"
-    if v in params:
-        return "parameter"
-    return "named leaf" if v.label else "constant"
 
 
 def trace_data(trace: BackwardTrace, params: set[Value]) -> dict[str, Any]:
@@ -186,7 +153,7 @@ def trace_data(trace: BackwardTrace, params: set[Value]) -> dict[str, Any]:
                 "name": names[v],
                 "label": v.label,
                 "op": v._op,
-                "role": _role(v, root, params),
+                "role": _role(v, {root}, params),
                 "data": _num(v.data),
                 "grad": _num(trace.grads[v]),
                 "operands": [index[c] for c in v._prev],

@@ -361,6 +361,11 @@ def render(
 _INFIX = ("+", "-", "*", "/", "**")
 
 
+def _d(num: str, den: str) -> str:
+    """``dL/da``, ``d(#5)/d(#2)``: explain's notation for a derivative of one named Value by another."""
+    return f"d{num if len(num) == 1 else f'({num})'}/d{den if len(den) == 1 else f'({den})'}"
+
+
 def _expression(v: Value, names: dict[Value, str]) -> str:
     """``v``'s op written out with its operands' names: ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
     args = [names[c] for c in v._prev]
@@ -473,9 +478,8 @@ def explain(
     names = trace.names
     r = names[root]
 
-    def d(num: Value, den: Value) -> str:  # dL/da, d(#5)/d(#2)
-        n, m = names[num], names[den]
-        return f"d{n if len(n) == 1 else f'({n})'}/d{m if len(m) == 1 else f'({m})'}"
+    def d(num: Value, den: Value) -> str:
+        return _d(names[num], names[den])
 
     header = (
         f"Backpropagation from {r} = {_fmt(root.data)} through {len(trace.order)} Values, in backward order."
