@@ -26,6 +26,7 @@ from .check import GradcheckError, gradcheck, gradgradcheck
 from .compile import CompiledStep, CompileError, TracerWarning
 from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
 from .engine import AnomalyError, Context, Function, RemovableHandle, Value
+from .engine import dot as dot  # micrograd.dot: a neuron's w . x + b, kept out of __all__
 from .engine import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
 from .explore import explore as explore  # the interactive page (Graphviz lays it out)
 from .grad_mode import (

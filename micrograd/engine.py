@@ -944,6 +944,37 @@ def sum(values: Iterable[Operand], start: Operand = 0.0) -> Value:  # noqa: A001
     return _node(Sum, Sum.forward(_ENGINE_CTX, *[v.data for v in operands]), operands, None)
 
 
+def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> Value:
+    """``start + w0*x0 + w1*x1 + ...``: the graph ``micrograd.sum(map(operator.mul, ws, xs), start)``
+    builds (a ``*`` node per pair and ONE ``+`` node), bit for bit, built in one loop.  A
+    neuron's ``w . x + b``.
+
+    >>> import micrograd
+    >>> y = micrograd.dot([Value(2.0), Value(3.0)], [4.0, 5.0], start=1.0)
+    >>> y.data, y._op, [p._op for p in y._prev[1:]]
+    (24.0, '+', ['*', '*'])
+    """
+    if _watched_threads and get_ident() in _watched_threads:  # no_grad or detect_anomaly: the plain way
+        return sum([w * x for w, x in zip(ws, xs)], start)  # (this module's sum: micrograd.sum)
+    first = start if type(start) is Value else _operand(start)
+    operands: list[Value] = [first]
+    numbers = [first.data]
+    forward = Mul.forward
+    for w, x in zip(ws, xs):  # speed trick 2, as _binary_method's: each product's node written out
+        if type(w) is not Value:
+            w = _operand(w)
+        if type(x) is not Value:
+            x = _operand(x)
+        node: Value = _new_value(Value)
+        node.data = product = forward(_ENGINE_CTX, w.data, x.data)
+        node.grad = 0.0
+        node.label = ""
+        node._prev, node._op, node._fn, node._ctx = (w, x), "*", Mul, None
+        operands.append(node)
+        numbers.append(product)
+    return _node(Sum, Sum.forward(_ENGINE_CTX, *numbers), tuple(operands), None)
+
+
 # ---- nodes built by hand, the lecture's way -----------------------------------------------
 
 

@@ -16,7 +16,6 @@ import os
 import random
 import reprlib
 from collections.abc import Callable, Sequence
-from operator import mul
 from types import ModuleType
 from typing import Any
 
@@ -179,7 +178,7 @@ class Neuron(Module):
     def _forward(self, x: Input) -> Value:
         # micrograd's sum((wi*xi for ...), self.b): the same float operations in the same
         # order, but the additions form one n-ary node instead of a chain of nin nodes.
-        act = micrograd.sum(map(mul, self.w, x), self.b)
+        act = micrograd.dot(self.w, x, self.b)
         activate = self._activate
         return act if activate is None else activate(act)
 

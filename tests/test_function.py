@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import micrograd
-from micrograd import CompileError, Context, Function, Value, explain, grad, gradcheck, gradgradcheck
+from micrograd import CompileError, Context, Function, Value, explain, grad, gradcheck, gradgradcheck, no_grad
 from micrograd import math as mm
 
 np = pytest.importorskip("numpy")
@@ -618,3 +618,23 @@ def test_nn_io_and_nn_layers_import_one_way() -> None:
     graph.pop("__init__", None)
     assert _cycle(graph) is None, _cycle(graph)
     assert "io" in graph["layers"] and "layers" not in graph["io"]
+
+
+def test_dot_builds_the_graph_of_sum_of_products_bit_for_bit() -> None:
+    ws = [Value(w) for w in (0.3, -1.7, 2.5, 1e16)]
+    xs: list[Any] = [Value(1.5), 2.0, Value(-0.25), Value(3.0)]  # numbers become constants, as with *
+    y = micrograd.dot(ws, xs, Value(0.1))
+    ref = micrograd.sum([w * x for w, x in zip(ws, xs)], 0.1)
+    assert y.data == ref.data and y._op == "+" and [p._op for p in y._prev[1:]] == ["*"] * 4
+    assert [(p._prev[0], p._prev[1].data) for p in y._prev[1:]] == [(w, float(x)) for w, x in zip(ws, xs)]
+    y.backward()
+    grads = [w.grad for w in ws]
+    for w in ws:
+        w.grad = 0.0
+    micrograd.sum([w * x for w, x in zip(ws, xs)], 0.1).backward()
+    assert grads == [w.grad for w in ws]
+    with no_grad():
+        assert micrograd.dot(ws, xs)._prev == ()
+    with micrograd.detect_anomaly():
+        assert micrograd.dot(ws, xs).data == micrograd.sum(w * x for w, x in zip(ws, xs)).data
+    assert micrograd.dot([], []).data == 0.0
