@@ -24,7 +24,7 @@ $(BROWSER_STAMP): scripts/install_browser.sh $(TEST_STAMP)
 	VENV=$(VENV) bash scripts/install_browser.sh
 	touch $@
 
-setup-demo: $(DEMO_STAMP)  ## the demos' environment: the engine, matplotlib, graphviz, tqdm, numpy
+setup-demo: $(DEMO_STAMP)  ## the demos' environment: the engine, matplotlib, graphviz, tqdm, numpy, scikit-learn
 
 setup: $(TEST_STAMP) $(BROWSER_STAMP)  ## everything: the demos' environment, dev tools, PyTorch (CPU), Chromium
 

@@ -1,10 +1,14 @@
-"""Toy 2-D classification datasets, deterministic from a seed, in plain Python.
+"""Datasets: toy 2-D problems in plain Python, scikit-learn's 8x8 digits, and mini-batches.
 
 Each generator returns ``(X, y)``: ``X`` a list of ``[x0, x1]`` float lists,
 ``y`` a list of int class labels.  ``make_moons`` and ``make_circles`` follow
 scikit-learn's constructions (points evenly spaced along the curves, shuffled,
 then Gaussian noise), drawn from ``random.Random(seed)`` instead of NumPy, so
 the numbers differ from scikit-learn's but the distribution is the same.
+
+``load_digits`` reads the handwritten digits scikit-learn ships (no download;
+scikit-learn is an optional dependency, in the ``demos`` extra), and
+``batches`` cuts any dataset into shuffled, seeded mini-batches.
 """
 
 from __future__ import annotations
@@ -12,8 +16,13 @@ from __future__ import annotations
 import math
 import numbers
 import random
-from collections.abc import Sequence
-from typing import TypeVar
+import sys
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 T = TypeVar("T")
 Points = list[list[float]]
@@ -191,3 +200,131 @@ def train_test_split(
     _rng(seed).shuffle(order)
     test, train = order[:n_test], order[n_test:]
     return [X[i] for i in train], [X[i] for i in test], [y[i] for i in train], [y[i] for i in test]
+
+
+# ---- scikit-learn's handwritten digits -------------------------------------------------------
+
+
+def load_digits(
+    test_size: float | int = 0.2, seed: int | None = 0
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
+    """The 1,797 handwritten digits (8x8 grey images, classes 0-9) that scikit-learn
+    ships with itself (no download), split into ``(X_train, y_train, X_test, y_test)``.
+
+    ``X`` rows are the 64 pixels, row by row, scaled from scikit-learn's 0..16 to
+    [0, 1] (float64); ``y`` the digits (int64).  The split shuffles with
+    ``random.Random(seed)`` as ``train_test_split`` does (``test_size``: a fraction,
+    the test set getting ``ceil(test_size * 1797)`` images, or a count), so it
+    depends on the seed only.  Needs scikit-learn (``pip install scikit-learn``,
+    or this project's ``demos`` extra); without it, an ImportError says so.
+    """
+    try:
+        from sklearn.datasets import load_digits as sklearn_digits
+    except ImportError as e:
+        raise ImportError(
+            "nn.datasets.load_digits reads the digits that scikit-learn ships, and scikit-learn is not "
+            "installed: pip install scikit-learn (or pip install 'micrograd-next[demos]')"
+        ) from e
+    import numpy
+
+    bunch = sklearn_digits()
+    images = numpy.asarray(bunch.data, dtype=numpy.float64) / 16.0
+    labels = numpy.asarray(bunch.target, dtype=numpy.int64)
+    order = numpy.arange(len(labels))
+    train, test, _, _ = train_test_split(order.tolist(), labels.tolist(), test_size=test_size, seed=seed)
+    return images[train], labels[train], images[test], labels[test]
+
+
+# ---- mini-batches ----------------------------------------------------------------------------
+
+D = TypeVar("D")
+L = TypeVar("L")
+
+
+def _is_array(x: object) -> bool:
+    numpy = sys.modules.get("numpy")  # no numpy imported: x cannot be an array
+    return numpy is not None and isinstance(x, numpy.ndarray)
+
+
+def _length(x: object, what: str) -> int:
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__len__") or not hasattr(x, "__getitem__"):
+        raise TypeError(
+            f"{what} must be a list (one item per sample) or a numpy array, got {type(x).__name__}"
+        )
+    if _is_array(x) and getattr(x, "ndim", 1) == 0:
+        raise TypeError(f"{what} must have one item per sample, got a 0-d numpy array")
+    return len(x)
+
+
+class Batches(Generic[D, L]):
+    """Mini-batches of a dataset, made by ``batches``: iterate for ``(X_batch, y_batch)`` pairs
+    (the same order each time); ``len()`` is the number of batches."""
+
+    def __init__(self, X: D, y: L, order: list[int], batch_size: int, drop_last: bool) -> None:  # noqa: N803
+        self._X, self._y, self._order = X, y, order
+        self.batch_size = batch_size
+        full, rest = divmod(len(order), batch_size)
+        self._count = full + (1 if rest and not drop_last else 0)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[tuple[D, L]]:
+        for b in range(self._count):
+            index = self._order[b * self.batch_size : (b + 1) * self.batch_size]
+            yield _take(self._X, index), _take(self._y, index)
+
+    def __repr__(self) -> str:
+        return f"Batches({self._count} batches of up to {self.batch_size} of {len(self._order)} samples)"
+
+
+def _take(data: Any, index: list[int]) -> Any:
+    if _is_array(data):
+        return data[index]
+    return [data[i] for i in index]
+
+
+def batches(
+    X: D,  # noqa: N803 - scikit-learn's name
+    y: L,
+    batch_size: int,
+    shuffle: bool = True,
+    seed: int | None = None,
+    drop_last: bool = False,
+) -> Batches[D, L]:
+    """Cut ``(X, y)`` into mini-batches of ``batch_size`` samples: ``(X_batch, y_batch)`` pairs.
+
+    ``X`` and ``y`` hold one item per sample (lists, or numpy arrays along their
+    first axis); each batch is of the same kind (a list of the items, or an
+    array).  With ``shuffle`` the samples are visited in an order drawn from
+    ``random.Random(seed)`` (pass a new seed each epoch, e.g. the epoch number,
+    for a new order; ``seed=None`` draws one from the system), else in order.
+    The last batch is shorter when ``batch_size`` does not divide the samples;
+    ``drop_last=True`` leaves it out, as PyTorch's ``DataLoader``.
+
+    >>> [yb for _, yb in batches([[0], [1], [2], [3], [4]], [0, 1, 2, 3, 4], 2, shuffle=False)]
+    [[0, 1], [2, 3], [4]]
+    >>> len(batches([[0], [1], [2], [3], [4]], [0, 1, 2, 3, 4], 2, drop_last=True))
+    2
+    """
+    n = _length(X, "X")
+    if _length(y, "y") != n:
+        raise ValueError(f"X has {n} samples but y has {_length(y, 'y')}")
+    if n == 0:
+        raise ValueError("X and y are empty: no samples to batch")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    if not isinstance(shuffle, bool):
+        raise TypeError(f"shuffle must be True or False, got {type(shuffle).__name__}: {shuffle!r}")
+    if not isinstance(drop_last, bool):
+        raise TypeError(f"drop_last must be True or False, got {type(drop_last).__name__}: {drop_last!r}")
+    order = list(range(n))
+    rng = _rng(seed)  # checks the seed, shuffled or not
+    if shuffle:
+        rng.shuffle(order)
+    if drop_last and batch_size > n:
+        raise ValueError(
+            f"batch_size={batch_size} with drop_last=True leaves no batch of {n} samples; "
+            "use a smaller batch_size or drop_last=False"
+        )
+    return Batches(X, y, order, int(batch_size), drop_last)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-time set-up of a fresh machine, in two sizes:
 #   scripts/setup.sh demo   a virtual environment with this project (editable) and what the demos
-#                           need (matplotlib, graphviz, tqdm, numpy): no PyTorch, no development tools
+#                           need (matplotlib, graphviz, tqdm, numpy, scikit-learn): no PyTorch, no development tools
 #   scripts/setup.sh test   the above plus the development tools (pytest, hypothesis, ruff, mypy,
 #                           build) and PyTorch's CPU build, the tests' second oracle
 #                           (SKIP_TORCH=1: without PyTorch; the tests that need it are skipped)

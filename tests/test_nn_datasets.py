@@ -83,3 +83,105 @@ def test_train_test_split() -> None:
         datasets.train_test_split(X, y, test_size=1.5)
     with pytest.raises(ValueError, match="X has 100 samples but y has 99"):
         datasets.train_test_split(X, y[:-1])
+
+
+# ---- mini-batches ----------------------------------------------------------------------------
+
+
+def test_batches_cover_every_sample_once_in_a_seeded_order() -> None:
+    X = [[float(i), -float(i)] for i in range(10)]
+    y = list(range(10))
+    got = list(datasets.batches(X, y, 4, seed=7))
+    assert [len(yb) for _, yb in got] == [4, 4, 2]  # the last, partial batch kept
+    seen = [label for _, yb in got for label in yb]
+    assert sorted(seen) == y and seen != y  # every sample once, shuffled
+    for xb, yb in got:
+        assert xb == [X[i] for i in yb]  # X and y stay paired
+    assert list(datasets.batches(X, y, 4, seed=7)) == got  # the seed fixes the order
+    assert list(datasets.batches(X, y, 4, seed=8)) != got
+    in_order = datasets.batches(X, y, 4, shuffle=False)
+    assert [yb for _, yb in in_order] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert len(in_order) == 3 and list(in_order) == list(in_order)  # iterable again, same batches
+
+
+def test_batches_drop_last_leaves_out_the_partial_batch() -> None:
+    y = list(range(10))
+    kept = datasets.batches(y, y, 4, seed=1)
+    dropped = datasets.batches(y, y, 4, seed=1, drop_last=True)
+    assert len(kept) == 3 and len(dropped) == 2
+    assert list(dropped) == list(kept)[:2]
+    assert len(datasets.batches(y, y, 5, drop_last=True)) == 2  # exact division: nothing to drop
+    assert [len(b) for b, _ in datasets.batches(y, y, 64)] == [10]
+
+
+def test_batches_of_numpy_arrays_are_numpy_arrays() -> None:
+    np = pytest.importorskip("numpy")
+    X = np.arange(30.0).reshape(10, 3)
+    y = np.arange(10)
+    got = list(datasets.batches(X, y, 3, seed=0))
+    assert [xb.shape for xb, _ in got] == [(3, 3), (3, 3), (3, 3), (1, 3)]
+    for xb, yb in got:
+        assert isinstance(xb, np.ndarray) and isinstance(yb, np.ndarray) and yb.dtype == y.dtype
+        assert (xb == X[yb]).all()
+    # the same order as for lists with the same seed; mixed kinds keep each one's kind
+    as_lists = list(datasets.batches(X.tolist(), y.tolist(), 3, seed=0))
+    assert [yb.tolist() for _, yb in got] == [yb for _, yb in as_lists]
+    xb, yb = next(iter(datasets.batches(X, y.tolist(), 3, seed=0)))
+    assert isinstance(xb, np.ndarray) and isinstance(yb, list)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "message"),
+    [
+        (([1, 2], [1], 1), {}, ValueError, "X has 2 samples but y has 1"),
+        (([], [], 1), {}, ValueError, "empty"),
+        (([1, 2], [1, 2], 0), {}, ValueError, "batch_size must be an int >= 1, got 0"),
+        (([1, 2], [1, 2], 1.5), {}, ValueError, "batch_size must be an int >= 1"),
+        (([1, 2], [1, 2], True), {}, ValueError, "batch_size must be an int >= 1"),
+        (([1, 2], [1, 2], 3), {"drop_last": True}, ValueError, "leaves no batch"),
+        ((5, [1], 1), {}, TypeError, "X must be a list"),
+        (([1], "a", 1), {}, TypeError, "y must be a list"),
+        (([1, 2], [1, 2], 1), {"seed": 1.5}, TypeError, "seed must be an int or None"),
+        (([1, 2], [1, 2], 1), {"shuffle": "yes"}, TypeError, "shuffle must be True or False"),
+        (([1, 2], [1, 2], 1), {"drop_last": 1}, TypeError, "drop_last must be True or False"),
+    ],
+)
+def test_batches_errors_say_what_is_wrong(
+    args: tuple[object, ...], kwargs: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        datasets.batches(*args, **kwargs)  # type: ignore[arg-type]
+
+
+# ---- scikit-learn's digits -------------------------------------------------------------------
+
+
+def test_load_digits_splits_scikit_learns_digits_scaled_to_one() -> None:
+    np = pytest.importorskip("numpy")
+    sklearn_datasets = pytest.importorskip("sklearn.datasets")
+    X_train, y_train, X_test, y_test = datasets.load_digits(test_size=0.2, seed=0)
+    assert X_train.shape == (1437, 64) and X_test.shape == (360, 64)  # ceil(0.2 * 1797) for testing
+    assert y_train.shape == (1437,) and y_test.shape == (360,)
+    assert X_train.dtype == np.float64 and y_train.dtype == np.int64
+    assert X_train.min() == 0.0 and X_train.max() == 1.0
+    assert sorted(set(y_train.tolist())) == list(range(10))
+    # every image exactly once, with its own label
+    digits = sklearn_datasets.load_digits()
+    both = np.concatenate([X_train, X_test]) * 16.0
+    labels = np.concatenate([y_train, y_test])
+    order = np.lexsort(both.T[::-1])
+    ref = np.lexsort(digits.data.T[::-1])
+    assert (both[order] == digits.data[ref]).all() and (labels[order] == digits.target[ref]).all()
+    again = datasets.load_digits(test_size=0.2, seed=0)
+    assert (again[0] == X_train).all() and (again[3] == y_test).all()
+    other = datasets.load_digits(test_size=100, seed=1)
+    assert other[2].shape == (100, 64) and not (other[1][:100] == y_train[:100]).all()
+
+
+def test_load_digits_without_scikit_learn_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # import sklearn now raises ImportError
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    with pytest.raises(ImportError, match=r"pip install scikit-learn"):
+        datasets.load_digits()
