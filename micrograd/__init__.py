@@ -23,7 +23,7 @@ from . import func as func  # micrograd.func: grad(f), jvp, jacobian, hessian (f
 from . import math as math  # micrograd.math: math on floats, Values and numpy arrays
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
-from .compile import CompiledStep, CompileError, TracerWarning
+from .compile import BatchedStep, CompiledStep, CompileError, TracerWarning
 from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
 from .engine import AnomalyError, Context, Function, RemovableHandle, Value
 from .engine import dot as dot  # micrograd.dot: a neuron's w . x + b, kept out of __all__
@@ -43,6 +43,7 @@ __version__ = "0.2.0"
 
 __all__ = [
     "AnomalyError",
+    "BatchedStep",
     "CompileError",
     "CompiledStep",
     "Context",

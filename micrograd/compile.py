@@ -29,6 +29,12 @@ inputs (passed at each call) and the parameters (read from their ``.data`` at
 each call) change; every other leaf, e.g. a number lifted into a constant, is
 frozen.  numpy is imported only here, when compiling.
 
+``compile(..., batched=True)`` traces one sample's loss and replays it over a
+batch of any size (``BatchedStep``): every slot of the value arrays becomes a
+row with one number per sample, so each group's op runs once on 2-D arrays,
+and the step returns the mean (or the sum) of the samples' losses and
+gradients, the eager engine's loop over the samples, bit for bit.
+
 >>> from micrograd import Value
 >>> w = Value(0.5)
 >>> step = compile(lambda x, y: ((w * x - y) ** 2), (1.0, 2.0), params=[w])
@@ -66,7 +72,14 @@ if TYPE_CHECKING:
     Floats = NDArray[np.float64]
     Indices = NDArray[np.intp]
 
-__all__ = ["CompileError", "CompiledStep", "FrozenParametersWarning", "TracerWarning", "compile"]
+__all__ = [
+    "BatchedStep",
+    "CompileError",
+    "CompiledStep",
+    "FrozenParametersWarning",
+    "TracerWarning",
+    "compile",
+]
 
 
 class TracerWarning(UserWarning):
@@ -192,6 +205,8 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     fn: Callable[..., Value],
     example_inputs: Any,
     params: Iterable[Value] = (),
+    batched: bool = False,
+    reduction: str = "mean",
 ) -> CompiledStep:
     """Trace ``fn`` once on ``example_inputs`` and return a step that replays it with numpy.
 
@@ -215,10 +230,36 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     >>> loss, grads = step([3.0, 0.25])   # relu(5) + relu(-0.5)
     >>> loss, grads.tolist()
     (5.0, [3.0, 1.0])
+
+    With ``batched=True``, ``example_inputs`` is ONE sample and ``fn`` that
+    sample's loss; the step (a ``BatchedStep``) takes a batch of any size,
+    each input with a leading batch axis (shape ``(batch, *traced shape)``),
+    and replays the per-sample graph on every sample at once, without
+    tracing again.  It returns the mean over the samples of the loss and of
+    each gradient (``reduction="mean"``, the default: the sum divided by the
+    batch size) or their sum (``reduction="sum"``): the eager engine's
+    per-sample losses and gradients added over the samples in order.
+
+    >>> w = Value(0.5)
+    >>> step = compile(lambda x, y: (w * x - y) ** 2, (1.0, 2.0), params=[w], batched=True)
+    >>> loss, grads = step([3.0, 1.0], [0.0, 0.0])     # mean of 1.5**2 and 0.5**2; of 9 and 1
+    >>> loss, grads.tolist()
+    (1.25, [5.0])
     """
     if not callable(fn):
         raise TypeError(f"compile() needs a function to trace, got {type(fn).__name__}")
+    if not isinstance(batched, bool):
+        raise TypeError(f"compile(batched=...) must be True or False, got {type(batched).__name__}")
+    if reduction not in ("mean", "sum"):
+        raise ValueError(f"compile(reduction=...) must be 'mean' or 'sum', got {reduction!r}")
+    if reduction != "mean" and not batched:
+        raise ValueError(
+            "compile(reduction=...) reduces over a batch: it needs batched=True "
+            "(an unbatched step returns the traced loss as it is)"
+        )
     args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
+    if batched and not args:
+        raise ValueError("compile(batched=True) needs at least one input to carry the batch axis")
     arrays = [_as_array(x, f"example input {i}") for i, x in enumerate(args)]
     param_list = _param_list(params)
     for i, p in enumerate(param_list):
@@ -240,7 +281,11 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
         root = fn(*nested)
     if not isinstance(root, Value):
         raise TypeError(f"the traced function must return a Value (the loss), got {type(root).__name__}")
-    step = CompiledStep(root, inputs, [a.shape for a in arrays], param_list)
+    shapes = [a.shape for a in arrays]
+    if batched:
+        step: CompiledStep = BatchedStep(root, inputs, shapes, param_list, reduction)
+    else:
+        step = CompiledStep(root, inputs, shapes, param_list)
     if not param_list and step.frozen_values:
         warnings.warn(
             f"compile() got no params, but the loss reads {step.frozen_values} Value(s) made outside the "
@@ -364,29 +409,30 @@ def _same(a: Any, b: Any) -> bool:
     return bool(np.allclose(a, b, rtol=1e-9, atol=0.0, equal_nan=True))
 
 
-def _probe(grp: _Group, node: Value) -> None:
-    """Run a user op's forward and backward once on two-element arrays (``node``'s numbers,
-    twice) and check them against the eager engine's: an ``if`` on data, ``math.exp`` or a
-    result of the wrong shape shows up here, at compile time, not as wrong numbers later."""
+def _probe(grp: _Group, node: Value, shape: tuple[int, ...] = (2,)) -> None:
+    """Run a user op's forward and backward once on arrays of ``shape`` filled with ``node``'s
+    numbers (two elements; 2x2 for a batched step) and check them against the eager engine's:
+    an ``if`` on data, ``math.exp`` or a result of the wrong shape shows up here, at compile
+    time, not as wrong numbers later."""
     np = _numpy()
     fn = grp.fn
     assert fn is not None
-    lanes = [np.array([c.data, c.data]) for c in node._prev]
+    lanes = [np.full(shape, c.data) for c in node._prev]
     out = grp.call_forward(lanes)
-    if np.shape(out) not in ((), (2,)) or not _same(out, node.data):
+    if np.shape(out) not in ((), shape) or not _same(out, node.data):
         raise CompileError(
             f"{fn.name}.forward gives {out!r} on the arrays {lanes}, where the eager engine gives "
             f"{node.data!r} for each element; {_HOW_TO_FIX}"
         )
     expected = _vjp(node, 1.0, False)
-    for k, (got, want) in enumerate(zip(grp.call_backward(np.ones(2)), expected)):
+    for k, (got, want) in enumerate(zip(grp.call_backward(np.ones(shape)), expected)):
         if got is None or want is None:
             if (got is None) != (want is None):
                 raise CompileError(
                     f"{fn.name}.backward returns None for operand {k} on arrays only; {_HOW_TO_FIX}"
                 )
             continue
-        if np.shape(got) not in ((), (2,)) or not _same(got, want):
+        if np.shape(got) not in ((), shape) or not _same(got, want):
             raise CompileError(
                 f"{fn.name}.backward gives {got!r} for operand {k} on arrays, where the eager engine gives "
                 f"{want!r} for each element; {_HOW_TO_FIX}"
@@ -398,6 +444,8 @@ class CompiledStep:
 
     Not thread-safe: a step keeps its arrays between calls (compile one per thread).
     """
+
+    _probe_shape: tuple[int, ...] = (2,)  # the arrays a user op is tried on while compiling
 
     def __init__(
         self, root: Value, inputs: list[Value], shapes: list[tuple[int, ...]], params: list[Value]
@@ -508,7 +556,7 @@ class CompiledStep:
         self._root = slot[root]
         self._gvals[self._root] = 1.0
         self._root_param = param_index.get(root, -1)
-        self._n_in, self._n_p = n_in, n_p
+        self._n_in, self._n_p, self._n_const = n_in, n_p, len(constants_)
 
         # The programs, and the contribution slots of every edge whose operand needs a gradient.
         edge_slot: dict[int, int] = {}  # rank -> contribution slot
@@ -570,7 +618,7 @@ class CompiledStep:
         self.num_groups = len(self._groups)  # numpy kernels per forward pass
         with np.errstate(all="ignore"):
             for grp, node in to_probe:
-                _probe(grp, node)
+                _probe(grp, node, self._probe_shape)
 
     @staticmethod
     def _by_uses(
@@ -697,3 +745,170 @@ class CompiledStep:
         for p, g in zip(self.params, grads.tolist()):
             p.grad = _accumulated(p.grad, g)
         return loss
+
+
+class BatchedStep(CompiledStep):
+    """A loss traced on one sample, replayed over a batch of any size; made by
+    ``compile(..., batched=True)``.
+
+    The plan is the unbatched one; each slot of the value arrays becomes a row of
+    ``batch`` numbers, one per sample (values shaped ``(nodes, batch)``), so that every
+    group's op runs its own ``forward`` and ``backward`` once on 2-D arrays of shape
+    ``(group size, batch)`` and each sample's numbers are those of the eager engine on
+    that sample, bit for bit.  Parameters and constants are the same for every sample.
+    A sample's parameter gradients add up in the eager order; then the samples' losses
+    and gradients add up first sample to last, as a loop of ``loss.backward()`` calls
+    over the samples adds them into ``.grad``, and with ``reduction="mean"`` are divided
+    by the batch size.  A new batch size reallocates the arrays, nothing more.
+    """
+
+    _probe_shape = (2, 2)
+
+    def __init__(
+        self,
+        root: Value,
+        inputs: list[Value],
+        shapes: list[tuple[int, ...]],
+        params: list[Value],
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(root, inputs, shapes, params)
+        self.reduction = reduction
+        lo = self._n_in + self._n_p
+        self._constant_data = self._vals[lo : lo + self._n_const].copy()
+        self._slots, self._n_contrib = len(self._vals), len(self._contrib)
+        self.batch_size = 0  # of the last call: the arrays' width
+
+    def __repr__(self) -> str:
+        return (
+            f"BatchedStep(nodes={self.num_nodes}, levels={self._levels}, groups={self.num_groups}, "
+            f"params={len(self.params)}, sample_shapes={list(self.input_shapes)}, "
+            f"reduction={self.reduction!r})"
+        )
+
+    def _allocate(self, batch: int) -> None:
+        if batch == self.batch_size:
+            return
+        np = _numpy()
+        lo = self._n_in + self._n_p
+        self._vals = np.zeros((self._slots, batch))
+        self._vals[lo : lo + self._n_const] = self._constant_data[:, None]
+        self._gvals = np.zeros((self._slots, batch))
+        self._gvals[self._root] = 1.0
+        self._contrib = np.zeros((self._n_contrib, batch))
+        self.batch_size = batch
+
+    def _load(self, inputs: tuple[Any, ...]) -> None:
+        np = _numpy()
+        if len(inputs) != len(self.input_shapes):
+            raise ValueError(
+                f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
+                "the graph is fixed at trace time"
+            )
+        arrays = [_as_array(x, f"input {i}") for i, x in enumerate(inputs)]
+        batch = -1
+        for i, (arr, shape) in enumerate(zip(arrays, self.input_shapes)):
+            if arr.shape[1:] != shape or arr.ndim != len(shape) + 1:
+                hint = " (one sample: give a batch of one, e.g. x[None] or [x])" if arr.shape == shape else ""
+                wanted = "(batch" + "".join(f", {d}" for d in shape) + ("" if shape else ",") + ")"
+                raise ValueError(
+                    f"input {i} has shape {arr.shape}, but a batched step takes a batch of samples of the "
+                    f"traced shape {shape}, i.e. an array of shape {wanted}{hint}"
+                )
+            if batch >= 0 and arr.shape[0] != batch:
+                raise ValueError(
+                    f"input {i} holds {arr.shape[0]} samples but input 0 holds {batch}; "
+                    "every input needs the same batch size"
+                )
+            batch = arr.shape[0]
+        if batch == 0:
+            raise ValueError("the batch is empty (0 samples); give at least one sample")
+        self._allocate(batch)
+        vals, at = self._vals, 0
+        for arr, size in zip(arrays, self._input_sizes):
+            vals[at : at + size] = arr.reshape(batch, size).T
+            at += size
+        vals[at : at + self._n_p] = np.fromiter((p.data for p in self.params), np.float64, self._n_p)[:, None]
+
+    def _forward(self) -> None:
+        np = _numpy()
+        vals, batch = self._vals, self.batch_size
+        take = np.take
+        for _, grp in self._groups:
+            if grp.fn is None:  # an ordered sum: (terms, nodes, batch), added term by term
+                (idx,) = grp.args
+                terms = take(vals, idx, axis=0)
+                if grp.signs is not None:
+                    terms *= grp.signs[:, :, None]
+                t, k = idx.shape
+                vals[grp.start : grp.stop] = _ordered_sum(np, terms.reshape(t, k * batch)).reshape(k, batch)
+            else:
+                vals[grp.start : grp.stop] = grp.call_forward([take(vals, idx, axis=0) for idx in grp.args])
+
+    def _backward(self) -> Floats:
+        """Each sample's parameter gradients, as a (params, batch) array."""
+        np = _numpy()
+        gvals, contrib, batch = self._gvals, self._contrib, self.batch_size
+        take = np.take
+        groups = self._groups
+
+        def gathered(slots: Indices) -> Floats:
+            u, k = slots.shape
+            return _ordered_sum(np, take(contrib, slots, axis=0).reshape(u, k * batch)).reshape(k, batch)
+
+        i = len(groups) - 1
+        for lvl in range(self._levels, 0, -1):
+            for gather in self._gathers.get(lvl, ()):
+                gvals[gather.targets] = gathered(gather.slots)
+            while i >= 0 and groups[i][0] == lvl:
+                grp = groups[i][1]
+                i -= 1
+                if not any(grp.edges):
+                    continue
+                g = gvals[grp.start : grp.stop]
+                if grp.fn is None:  # an ordered sum: each term gets sign * g
+                    (lo, hi), signs = grp.edges[0], grp.signs  # type: ignore[misc]
+                    block = contrib[lo:hi].reshape(*grp.args[0].shape, batch)
+                    if signs is None:
+                        block[...] = g
+                    else:
+                        np.multiply(signs[:, :, None], g, out=block)
+                    continue
+                for edge, dx in zip(grp.edges, grp.call_backward(g)):
+                    if edge is not None:
+                        # None: no gradient; -0.0 adds nothing, signed zeros included
+                        contrib[edge[0] : edge[1]] = -0.0 if dx is None else dx
+        grads: Floats = np.zeros((self._n_p, batch))
+        for gather in self._param_gathers:
+            grads[gather.targets] = gathered(gather.slots)
+        if self._root_param >= 0:
+            grads[self._root_param] = 1.0
+        return grads
+
+    def _reduce(self, per_sample: Floats) -> Floats:
+        """Rows of ``per_sample`` (one per sample) added first to last, then the reduction."""
+        np = _numpy()
+        total = _ordered_sum(np, per_sample) if per_sample.shape[1] else np.zeros(0)
+        return total / self.batch_size if self.reduction == "mean" else total
+
+    def __call__(self, *inputs: Any) -> tuple[float, Floats]:
+        """Forward and backward over a batch (each input with a leading batch axis) for the
+        parameters' current ``.data``: ``(loss, grads)``, the mean (``reduction="mean"``)
+        or sum over the samples of the loss and of each parameter's gradient."""
+        np = _numpy()
+        self._load(inputs)
+        with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
+            self._forward()
+            per_sample = self._backward()
+            grads = self._reduce(np.ascontiguousarray(per_sample.T))
+            loss = self._reduce(self._vals[self._root][:, None])
+        return float(loss[0]), grads
+
+    def forward(self, *inputs: Any) -> float:
+        """The loss only (the batch's mean or sum), for these inputs and the parameters' ``.data``."""
+        np = _numpy()
+        self._load(inputs)
+        with np.errstate(all="ignore"):
+            self._forward()
+            loss = self._reduce(self._vals[self._root][:, None])
+        return float(loss[0])

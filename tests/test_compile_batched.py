@@ -1,0 +1,263 @@
+"""Batched compiled replay (micrograd.compile(..., batched=True)) against the eager engine's loop
+over the same samples: the moons model, a classifier's cross-entropy, random graphs of every op
+(hypothesis), batch sizes 1, 7 and 64 from one trace, the reductions, and errors."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+np = pytest.importorskip("numpy", reason="micrograd.compile replays with numpy")
+
+import micrograd  # noqa: E402
+from micrograd import Function, Value  # noqa: E402
+from micrograd.compile import BatchedStep, CompiledStep, CompileError  # noqa: E402
+from micrograd.compile import compile as mg_compile  # noqa: E402
+from nn import MLP, losses  # noqa: E402
+from tests.test_compile import build, finite, programs  # noqa: E402
+
+
+def _values(x: Any) -> Any:
+    return [_values(e) for e in x] if isinstance(x, list) else Value(x)
+
+
+def eager_loop(
+    fn: Callable[..., Value], batch: Sequence[Any], params: Sequence[Value], reduction: str = "mean"
+) -> tuple[float, list[float]]:
+    """The eager engine, sample by sample: each loss's backward() adds into .grad; the sum of
+    the losses and of the gradients, divided by the batch size for the mean."""
+    for p in params:
+        p.grad = 0.0
+    arrays = [np.asarray(x, dtype=float) for x in batch]
+    total = 0.0
+    for i in range(len(arrays[0])):
+        loss = fn(*[_values(a[i].tolist()) for a in arrays])
+        loss.backward()
+        total += loss.data
+    grads = [p.grad for p in params]
+    for p in params:
+        p.grad = 0.0
+    n = len(arrays[0]) if reduction == "mean" else 1
+    return total / n, [g / n for g in grads]
+
+
+def equal(a: float, b: float) -> bool:
+    """The same number, nan with nan (zeros of either sign: a sum that starts from 0.0 and one
+    that starts from -0.0 may differ there only)."""
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def rel_diff(a: Sequence[float], b: Sequence[float]) -> float:
+    return max((abs(x - y) / max(abs(y), 1e-300) for x, y in zip(a, b) if x != y), default=0.0)
+
+
+def moons_batch(n: int, seed: int) -> tuple[Any, Any]:
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, 2)), np.where(rng.random(n) > 0.5, 1.0, -1.0)
+
+
+def moons_model() -> tuple[MLP, Callable[..., Value]]:
+    model = MLP(2, [16, 16, 1], seed=1337)
+    params = model.parameters()
+
+    def loss_fn(x: list[Value], t: Value) -> Value:  # one sample's hinge loss and the L2 term
+        return (1 + -t * model(x)).relu() + 1e-4 * micrograd.sum(p * p for p in params)
+
+    return model, loss_fn
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_moons_model_equals_the_eager_loop_for_batch_sizes_1_7_64_from_one_trace(reduction: str) -> None:
+    model, loss_fn = moons_model()
+    params = model.parameters()
+    calls = []
+
+    def counted(x: list[Value], t: Value) -> Value:
+        calls.append(1)
+        return loss_fn(x, t)
+
+    X, t = moons_batch(1, seed=0)
+    step = mg_compile(counted, (X[0], t[0]), params=params, batched=True, reduction=reduction)
+    assert isinstance(step, BatchedStep) and isinstance(step, CompiledStep)
+    for size in (1, 7, 64, 7, 1):  # a new batch size: no new trace, the same numbers
+        Xb, tb = moons_batch(size, seed=size)
+        loss, grads = step(Xb, tb)
+        assert step.batch_size == size and grads.shape == (len(params),)
+        e_loss, e_grads = eager_loop(loss_fn, (Xb, tb), params, reduction)
+        # the engine's floats per sample, added over the samples in the loop's order: bit for bit
+        assert equal(loss, e_loss), (size, loss, e_loss)
+        assert all(equal(g, e) for g, e in zip(grads.tolist(), e_grads)), rel_diff(grads.tolist(), e_grads)
+    assert len(calls) == 1
+
+
+def test_backward_adds_the_mean_gradient_into_grad_and_forward_gives_the_loss() -> None:
+    model, loss_fn = moons_model()
+    params = model.parameters()
+    X, t = moons_batch(10, seed=3)
+    step = mg_compile(loss_fn, (X[0], t[0]), params=params, batched=True)
+    loss, grads = step(X, t)
+    assert step.forward(X, t) == loss
+    for p in params:
+        p.grad = 0.0
+    assert step.backward(X, t) == loss
+    assert step.backward(X.tolist(), t.tolist()) == loss  # nested lists work as well as arrays
+    assert [p.grad for p in params] == [2 * g for g in grads.tolist()]
+    summed = mg_compile(loss_fn, (X[0], t[0]), params=params, batched=True, reduction="sum")
+    s_loss, s_grads = summed(X, t)
+    assert s_loss / 10 == loss and (s_grads / 10 == grads).all()  # mean: the sum over the batch / 10
+    assert repr(step).startswith("BatchedStep(") and "reduction='mean'" in repr(step)
+
+
+def test_parameters_are_read_at_every_call_and_train_like_the_eager_loop() -> None:
+    model, loss_fn = moons_model()
+    twin, twin_fn = moons_model()
+    params, twin_params = model.parameters(), twin.parameters()
+    X, t = moons_batch(1, seed=0)
+    step = mg_compile(loss_fn, (X[0], t[0]), params=params, batched=True)
+    for k in range(3):
+        Xb, tb = moons_batch(7 + 10 * k, seed=20 + k)
+        loss, grads = step(Xb, tb)
+        e_loss, e_grads = eager_loop(twin_fn, (Xb, tb), twin_params)
+        assert equal(loss, e_loss) and all(equal(g, e) for g, e in zip(grads.tolist(), e_grads))
+        for p, q, g in zip(params, twin_params, grads.tolist()):
+            p.data -= 0.1 * g
+            q.data -= 0.1 * g
+
+
+def test_cross_entropy_classifier_with_one_hot_targets() -> None:
+    """A 10-class MLP with nn.losses.log_softmax, as the digits demo trains it.  log_softmax
+    subtracts the largest logit, a number read while tracing and so fixed in the step; the
+    eager loop subtracts each sample's own, which changes the last bits: within 1e-12."""
+    model = MLP(8, [12, 10], seed=3)
+    params = model.parameters()
+
+    def loss_fn(x: list[Value], onehot: list[Value]) -> Value:
+        logp = losses.log_softmax(model(x))
+        return -micrograd.sum(t * lp for t, lp in zip(onehot, logp))
+
+    rng = np.random.default_rng(5)
+    X = rng.random((64, 8))
+    Y = np.eye(10)[rng.integers(0, 10, 64)]
+    step = mg_compile(loss_fn, (X[0], Y[0]), params=params, batched=True)
+    for size in (1, 7, 64):
+        loss, grads = step(X[:size], Y[:size])
+        e_loss, e_grads = eager_loop(loss_fn, (X[:size], Y[:size]), params)
+        assert rel_diff([loss], [e_loss]) <= 1e-12
+        assert rel_diff(grads.tolist(), e_grads) <= 1e-12
+        # each sample's loss is nn.losses.cross_entropy's for its class
+        per_sample = [
+            losses.cross_entropy([model(x)], [int(c)]).data
+            for x, c in zip(X[:size].tolist(), Y[:size].argmax(1))
+        ]
+        assert math.isclose(loss, sum(per_sample) / size, rel_tol=1e-12)
+
+
+class Swish(Function):
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        s = micrograd.math.sigmoid(x)
+        ctx.save_for_backward(x, s)
+        return x * s
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        x, s = ctx.saved_tensors
+        return g * (s + x * s * (1 - s))
+
+
+class FirstRowOnly(Function):
+    """Runs on floats and on one row of numbers, not on a batch of rows."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        return x if np.ndim(x) < 2 else x[0]
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        return g
+
+
+def test_user_functions_run_batched_or_are_named() -> None:
+    w = Value(0.7)
+
+    def loss_fn(x: list[Value]) -> Value:
+        return micrograd.sum(Swish.apply(w * xi) for xi in x)
+
+    step = mg_compile(loss_fn, ([0.1, 0.2, 0.3],), params=[w], batched=True)
+    X = np.linspace(-2, 2, 21).reshape(7, 3)
+    loss, grads = step(X)
+    e_loss, e_grads = eager_loop(loss_fn, (X,), [w])
+    assert equal(loss, e_loss) and equal(grads[0], e_grads[0])
+    mg_compile(lambda x: FirstRowOnly.apply(x * w), (1.0,), params=[w])  # fine unbatched
+    with pytest.raises(CompileError, match=r"FirstRowOnly\.forward"):
+        mg_compile(lambda x: FirstRowOnly.apply(x * w), (1.0,), params=[w], batched=True)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    programs(),
+    st.lists(finite, min_size=7, max_size=7),
+    st.lists(st.lists(finite, min_size=3, max_size=3), min_size=1, max_size=9),
+    st.sampled_from(["mean", "sum"]),
+)
+def test_random_graphs_equal_the_eager_loop(
+    program: Any, param_data: list[float], samples: list[list[float]], reduction: str
+) -> None:
+    n_params, n_inputs = program[0], program[1]
+    params = [Value(d) for d in param_data[:n_params]]
+    fn = build(program, params)
+    X = np.array([s[:n_inputs] for s in samples]).reshape(len(samples), n_inputs)
+    step = mg_compile(fn, (X[0],), params=params, batched=True, reduction=reduction)
+    for batch in (X, X[:1]):
+        loss, grads = step(batch)
+        e_loss, e_grads = eager_loop(fn, (batch,), params, reduction)
+        assert equal(loss, e_loss), (loss, e_loss)
+        assert all(equal(g, e) for g, e in zip(grads.tolist(), e_grads)), (grads, e_grads)
+
+
+def test_wrong_shapes_and_arguments_are_clear_errors() -> None:
+    w = Value(1.0)
+    step = mg_compile(lambda x, y: micrograd.sum(x) * w - y, ([1.0, 2.0], 0.0), params=[w], batched=True)
+    assert step(np.ones((3, 2)), np.zeros(3))[0] == 2.0
+    with pytest.raises(
+        ValueError, match=r"input 0 has shape \(2,\).*\(batch, 2\).*one sample: give a batch of one"
+    ):
+        step([1.0, 2.0], [0.0])
+    with pytest.raises(ValueError, match=r"input 0 has shape \(3, 3\), but a batched step"):
+        step(np.ones((3, 3)), np.zeros(3))
+    with pytest.raises(ValueError, match=r"input 1 has shape \(3, 1\).*\(batch,\)"):
+        step(np.ones((3, 2)), np.zeros((3, 1)))
+    with pytest.raises(ValueError, match="input 1 holds 4 samples but input 0 holds 3"):
+        step(np.ones((3, 2)), np.zeros(4))
+    with pytest.raises(ValueError, match="the batch is empty"):
+        step(np.ones((0, 2)), np.zeros(0))
+    with pytest.raises(ValueError, match="traced with 2 inputs, got 1"):
+        step(np.ones((3, 2)))
+    with pytest.raises(TypeError, match="input 0 must be a number"):
+        step("ab", np.zeros(3))
+    with pytest.raises(ValueError, match=r"reduction=\.\.\.\) must be 'mean' or 'sum', got 'max'"):
+        mg_compile(lambda x: x * w, 1.0, params=[w], batched=True, reduction="max")
+    with pytest.raises(ValueError, match="needs batched=True"):
+        mg_compile(lambda x: x * w, 1.0, params=[w], reduction="sum")
+    with pytest.raises(ValueError, match="at least one input"):
+        mg_compile(lambda: w * w, (), params=[w], batched=True)
+    with pytest.raises(TypeError, match=r"batched=\.\.\.\) must be True or False"):
+        mg_compile(lambda x: x * w, 1.0, params=[w], batched=1)  # type: ignore[arg-type]
+
+
+def test_samples_without_numbers_and_losses_that_are_a_parameter() -> None:
+    w = Value(3.0)
+    step = mg_compile(lambda x: w, (np.zeros(0),), params=[w], batched=True)  # the loss is w itself
+    loss, grads = step(np.zeros((5, 0)))
+    assert loss == 3.0 and grads.tolist() == [1.0]
+    summed = mg_compile(lambda x: w * w, (np.zeros(0),), params=[w], batched=True, reduction="sum")
+    loss, grads = summed(np.zeros((4, 0)))
+    assert loss == 36.0 and grads.tolist() == [24.0]
+    no_params = mg_compile(lambda x: x * x, 2.0, batched=True)
+    loss, grads = no_params([1.0, 2.0, 3.0])
+    assert loss == 14.0 / 3 and grads.shape == (0,)
