@@ -90,7 +90,14 @@ def summarise(
             "repetitions": len(results),
             "samples": samples,
         }
-        for key in ("micrograd_version", "build_s", "nodes", "retained_bytes", "backward_peak_bytes"):
+        for key in (
+            "micrograd_version",
+            "build_s",
+            "trace_s",
+            "nodes",
+            "retained_bytes",
+            "backward_peak_bytes",
+        ):
             values = [r[key] for r in results if key in r]
             if values:
                 entry[key] = values[0] if isinstance(values[0], str) else statistics.median(values)
@@ -138,6 +145,9 @@ def _measure(t: Target, summary: dict[str, Any]) -> tuple[float | None, bool | N
         return None, None
     if t.kind == "seconds":
         return row["median"], row["median"] < t.threshold
+    if t.kind == "trace seconds":
+        trace = row.get("trace_s")
+        return (trace, trace < t.threshold) if trace is not None else (None, None)
     if t.kind == "agreement":
         diffs = [v for k, v in row.items() if k.endswith("_max_rel_diff")]
         return (diffs[0], diffs[0] <= t.threshold) if diffs else (None, None)
@@ -178,6 +188,8 @@ def _notes(entry: dict[str, Any], agreement: str | None, base: str | None) -> st
         notes.append(f"{agreement} max rel diff vs {base}: {entry[f'{agreement}_max_rel_diff']:.2g}")
     if "build_s" in entry:
         notes.append(f"build {format_quantity(entry['build_s'], 's')}")
+    if "trace_s" in entry:
+        notes.append(f"trace {format_quantity(entry['trace_s'], 's')}")
     if "nodes" in entry:
         notes.append(f"{entry['nodes']:,} nodes, {entry['retained_bytes'] / 1e6:.3g} MB")
     if "backward_peak_bytes" in entry:

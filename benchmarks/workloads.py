@@ -5,7 +5,8 @@ this project (which serves the same API), so every function imports
 ``micrograd`` lazily and uses nothing beyond what 0.1.0 has: ``Value`` with
 + * ** relu, ``.data``, ``.grad``, ``._prev``, ``.backward()``, and
 ``micrograd.nn.MLP`` with ``parameters()`` and ``zero_grad()`` (except
-``train_step_compiled``, which measures this project's ``micrograd.compile``).
+``train_step_compiled`` and ``train_step_compiled_batched``, which measure this
+project's ``micrograd.compile``).
 
 Each workload takes keyword parameters (plain JSON values) and returns a
 JSON-ready dict; ``"samples"`` holds the measurements (seconds, or bytes per
@@ -81,7 +82,11 @@ def train_step_compiled(n_points: int, steps: int) -> dict[str, Any]:
         losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(ys, scores)]
         return sum(losses) * (1.0 / len(losses)) + 1e-4 * sum(p * p for p in params)
 
+    import numpy  # noqa: F401 - loaded before the trace is timed (compile imports it on first use)
+
+    t0 = perf_counter()
     step = mg_compile(loss_fn, (points, labels), params=params)
+    trace = perf_counter() - t0
     samples: list[float] = []
     losses: list[float] = []
     for k in range(steps):
@@ -92,7 +97,47 @@ def train_step_compiled(n_points: int, steps: int) -> dict[str, Any]:
             p.data -= lr * g
         samples.append(perf_counter() - t0)
         losses.append(loss)
-    return {"samples": samples, "loss": losses}
+    return {"samples": samples, "loss": losses, "trace_s": trace}
+
+
+NO_BATCHED_COMPILE = "this engine has no compile(batched=True)"
+
+
+def train_step_compiled_batched(n_points: int, steps: int) -> dict[str, Any]:
+    """``train_step_compiled`` with the step traced on ONE point (its hinge term plus the L2
+    term: the mean over the points is the demo's loss) and replayed over the batch of all
+    points by ``micrograd.compile(..., batched=True)``, which returns the mean loss and
+    gradients.  Equal to the demo's loss up to the order of additions (the L2 term is added
+    to each point's hinge term, then averaged)."""
+    import inspect
+
+    from micrograd import compile as mg_compile
+
+    if "batched" not in inspect.signature(mg_compile).parameters:  # an earlier commit (--baseline)
+        return {"samples": [], "status": NO_BATCHED_COMPILE}
+    points, labels = make_moons(n_points)
+    model = _seeded_model()
+    params = model.parameters()
+
+    def loss_fn(x: Any, y: Any) -> Any:  # one point's loss
+        return (1 + -y * model(x)).relu() + 1e-4 * sum(p * p for p in params)
+
+    import numpy  # noqa: F401 - loaded before the trace is timed (compile imports it on first use)
+
+    t0 = perf_counter()
+    step = mg_compile(loss_fn, (points[0], labels[0]), params=params, batched=True)
+    trace = perf_counter() - t0
+    samples: list[float] = []
+    losses: list[float] = []
+    for k in range(steps):
+        t0 = perf_counter()
+        loss, grads = step(points, labels)
+        lr = learning_rate(k)
+        for p, g in zip(params, grads.tolist()):
+            p.data -= lr * g
+        samples.append(perf_counter() - t0)
+        losses.append(loss)
+    return {"samples": samples, "loss": losses, "trace_s": trace}
 
 
 def forward(n_points: int, steps: int) -> dict[str, Any]:

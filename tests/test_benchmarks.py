@@ -59,10 +59,13 @@ def test_tiny_run_without_reference(tmp_path: Path) -> None:
     proc, doc = _run(tmp_path, "--without-reference")
     _check_common(proc, doc)
     rows = doc["workloads"]["train_step"]["rows"]
-    assert set(rows) == {"ours", "ours, gc off", "ours, compiled replay", "numpy floor"}
-    # gc on or off, our engine follows the same trajectory; the compiled replay too, within 1e-9
+    batched = "ours, compiled replay, batched"
+    assert set(rows) == {"ours", "ours, gc off", "ours, compiled replay", batched, "numpy floor"}
+    # gc on or off, our engine follows the same trajectory; the compiled replays too, within 1e-9
     assert rows["ours"]["loss"] == rows["ours, gc off"]["loss"]
     assert max_rel_diff(rows["ours"]["loss"], rows["ours, compiled replay"]["loss"]) <= 1e-9
+    assert max_rel_diff(rows["ours"]["loss"], rows[batched]["loss"]) <= 1e-9
+    assert rows[batched]["trace_s"] > 0 and "trace " in proc.stdout
     assert max_rel_diff(rows["ours"]["loss"], rows["numpy floor"]["loss"]) < 1e-12
     chain = doc["workloads"]["chain_backward"]["rows"]["ours"]
     assert chain["status"] == "ok" and chain["build_s"] > 0
@@ -78,7 +81,13 @@ def test_tiny_run_side_by_side(tmp_path: Path) -> None:
     train = doc["workloads"]["train_step"]["rows"]
     assert train[ref]["micrograd_version"] == REFERENCE_VERSION
     assert train["ours"]["micrograd_version"] != REFERENCE_VERSION
-    for label in ("ours", "ours, gc off", "ours, compiled replay", f"{ref}, gc off"):
+    for label in (
+        "ours",
+        "ours, gc off",
+        "ours, compiled replay",
+        "ours, compiled replay, batched",
+        f"{ref}, gc off",
+    ):
         assert train[label]["loss_max_rel_diff"] <= 1e-9, label
     assert train["numpy floor"]["loss_max_rel_diff"] < 1e-12
     assert doc["workloads"]["forward"]["rows"]["ours"]["scores_max_rel_diff"] <= 1e-12
