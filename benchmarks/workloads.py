@@ -87,6 +87,11 @@ def train_step_compiled(n_points: int, steps: int) -> dict[str, Any]:
     t0 = perf_counter()
     step = mg_compile(loss_fn, (points, labels), params=params)
     trace = perf_counter() - t0
+    return _replay_steps(step, params, points, labels, steps) | {"trace_s": trace}
+
+
+def _replay_steps(step: Any, params: list[Any], points: Any, labels: Any, steps: int) -> dict[str, Any]:
+    """``steps`` SGD steps through a compiled step, each timed from the replay to the end of the update."""
     samples: list[float] = []
     losses: list[float] = []
     for k in range(steps):
@@ -97,7 +102,7 @@ def train_step_compiled(n_points: int, steps: int) -> dict[str, Any]:
             p.data -= lr * g
         samples.append(perf_counter() - t0)
         losses.append(loss)
-    return {"samples": samples, "loss": losses, "trace_s": trace}
+    return {"samples": samples, "loss": losses}
 
 
 NO_BATCHED_COMPILE = "this engine has no compile(batched=True)"
@@ -127,17 +132,7 @@ def train_step_compiled_batched(n_points: int, steps: int) -> dict[str, Any]:
     t0 = perf_counter()
     step = mg_compile(loss_fn, (points[0], labels[0]), params=params, batched=True)
     trace = perf_counter() - t0
-    samples: list[float] = []
-    losses: list[float] = []
-    for k in range(steps):
-        t0 = perf_counter()
-        loss, grads = step(points, labels)
-        lr = learning_rate(k)
-        for p, g in zip(params, grads.tolist()):
-            p.data -= lr * g
-        samples.append(perf_counter() - t0)
-        losses.append(loss)
-    return {"samples": samples, "loss": losses, "trace_s": trace}
+    return _replay_steps(step, params, points, labels, steps) | {"trace_s": trace}
 
 
 def forward(n_points: int, steps: int) -> dict[str, Any]:
