@@ -20,6 +20,7 @@ from micrograd.compile import BatchedStep, CompiledStep, CompileError  # noqa: E
 from micrograd.compile import compile as mg_compile  # noqa: E402
 from nn import MLP, losses  # noqa: E402
 from tests.test_compile import build, finite, programs  # noqa: E402
+from tests.user_ops import Swish  # noqa: E402
 
 
 def _values(x: Any) -> Any:
@@ -155,19 +156,6 @@ def test_cross_entropy_classifier_with_one_hot_targets() -> None:
             for x, c in zip(X[:size].tolist(), Y[:size].argmax(1))
         ]
         assert math.isclose(loss, sum(per_sample) / size, rel_tol=1e-12)
-
-
-class Swish(Function):
-    @staticmethod
-    def forward(ctx: Any, x: Any) -> Any:
-        s = micrograd.math.sigmoid(x)
-        ctx.save_for_backward(x, s)
-        return x * s
-
-    @staticmethod
-    def backward(ctx: Any, g: Any) -> Any:
-        x, s = ctx.saved_tensors
-        return g * (s + x * s * (1 - s))
 
 
 class FirstRowOnly(Function):

@@ -13,28 +13,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import micrograd
-from micrograd import Function, Value, func
+from micrograd import Value, func
 from tests.dag_recipes import BINARY, UNARY, recipes
+from tests.user_ops import Swish
 
 # torch.func's first use scripts a helper with torch.jit.script, which PyTorch itself deprecates: not ours.
 pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-class Swish(Function):
-    """A user op: x * sigmoid(x), its backward written by hand."""
-
-    @staticmethod
-    def forward(ctx: Any, x: Any) -> Any:
-        s = micrograd.math.sigmoid(x)
-        ctx.save_for_backward(x, s)
-        return x * s
-
-    @staticmethod
-    def backward(ctx: Any, g: Any) -> Any:
-        x, s = ctx.saved_tensors
-        return g * (s + x * s * (1 - s))
 
 
 def _swish(x: Any) -> Any:

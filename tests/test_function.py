@@ -19,24 +19,12 @@ from hypothesis import strategies as st
 import micrograd
 from micrograd import CompileError, Context, Function, Value, explain, grad, gradcheck, gradgradcheck, no_grad
 from micrograd import math as mm
+from tests.user_ops import Swish
 
 np = pytest.importorskip("numpy")
 
 
 # ---- user ops of every shape ------------------------------------------------------------------
-
-
-class Swish(Function):  # the example: PyTorch's shape, with an intermediate saved
-    @staticmethod
-    def forward(ctx: Context, x: Any) -> Any:
-        s = mm.sigmoid(x)
-        ctx.save_for_backward(x, s)
-        return x * s
-
-    @staticmethod
-    def backward(ctx: Context, grad_output: Any) -> Any:
-        x, s = ctx.saved_tensors
-        return grad_output * (s + x * s * (1 - s))
 
 
 class Hypot(Function):  # binary, reading ctx.inputs and ctx.output instead of saving
