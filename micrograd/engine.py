@@ -57,6 +57,7 @@ from .math import sigmoid as _sigmoid
 from .math import sin as _sin
 from .math import sqrt as _sqrt
 from .math import tanh as _tanh
+from .specialise import backward_on_floats, forward_on_floats
 
 Number = int | float
 Operand = Union["Value", int, float]
@@ -148,17 +149,18 @@ class Function:
     # Set on the engine's own ops: their backward returns a well-formed tuple, so it is not checked.
     _trusted: ClassVar[bool] = False
 
-    # For the engine's own ops: which of ctx.inputs (1) and ctx.output (2) backward reads, from
-    # the names in its code (speed trick 5); None for every other op.
-    _reads: ClassVar[int | None] = None
+    # The engine's own ops rewritten for floats (speed trick 5): forward, and backward as a
+    # function (g, output, *inputs); other ops' forward as it is, and None.
+    _float_forward: ClassVar[Callable[..., Any]]
+    _float_backward: ClassVar[Callable[..., Any] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if not cls.__dict__.get("name"):
             cls.name = cls.__name__
         cls._trusted = bool(cls.__dict__.get("_trusted", False))
-        names = getattr(getattr(cls.backward, "__code__", None), "co_names", ("inputs", "output"))
-        cls._reads = ("inputs" in names) | 2 * ("output" in names) if cls._trusted else None
+        cls._float_forward = forward_on_floats(cls.forward) if cls._trusted else cls.forward
+        cls._float_backward = backward_on_floats(cls.forward, cls.backward) if cls._trusted else None
 
     @staticmethod
     def forward(ctx: Context, *args: Any) -> Any:
@@ -289,7 +291,7 @@ def _binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Val
     """``self <op> other`` (``other <op> self`` if ``reflected``) as ``fn.apply(self, other)``, a
     number operand becoming a constant leaf.  Written out inline rather than calling ``apply``:
     these are the hottest lines of the engine (speed tricks 1 and 2, below)."""
-    forward, name = fn.forward, fn.name
+    forward, name = fn._float_forward, fn.name
 
     def method(self: Value, other: Operand) -> Value:
         if type(other) is not Value:
@@ -297,27 +299,25 @@ def _binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Val
         node: Value = _new_value(Value)
         node.data = forward(_ENGINE_CTX, self.data, other.data)
         node.grad = 0.0
-        node.label = ""
         if _watched_threads and get_ident() in _watched_threads:
             return _watched(node, (self, other), fn, None)  # inside no_grad or detect_anomaly
         node._prev, node._op, node._fn, node._ctx = (self, other), name, fn, None
         return node
 
     def reflected_method(self: Value, other: Operand) -> Value:
-        return method(_operand(other), self)
+        return method(other if type(other) is Value else _operand(other), self)
 
     return reflected_method if reflected else method
 
 
 def _unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
     """``self.<op>()`` as ``fn.apply(self)``, written out inline as ``_binary_method``."""
-    forward, name = fn.forward, fn.name
+    forward, name = fn._float_forward, fn.name
 
     def method(self: Value) -> Value:
         node: Value = _new_value(Value)
         node.data = forward(_ENGINE_CTX, self.data)
         node.grad = 0.0
-        node.label = ""
         if _watched_threads and get_ident() in _watched_threads:
             return _watched(node, (self,), fn, None)
         node._prev, node._op, node._fn, node._ctx = (self,), name, fn, None
@@ -342,7 +342,7 @@ class Value:
     4.0
     """
 
-    __slots__ = ("data", "grad", "_prev", "_op", "_fn", "_ctx", "label", "_extra")
+    __slots__ = ("data", "grad", "_prev", "_op", "_fn", "_ctx", "_label", "_extra")
 
     data: float
     grad: float
@@ -350,7 +350,7 @@ class Value:
     _op: str  # the op's name, for printing
     _fn: type[Function] | None  # the op (None for a leaf)
     _ctx: Any  # what its forward left for its backward (see _apply)
-    label: str
+    _label: str  # (the property label's; unset until a label is given: speed trick 1)
     _extra: dict[str, Any]  # hooks, and where detect_anomaly saw it made; unset on most nodes
 
     def __init__(self, data: Number, _children: Iterable[Value] = (), _op: str = "", label: str = "") -> None:
@@ -365,8 +365,6 @@ class Value:
         self._op = _op
         self._fn = None  # a node built by hand gets its rule as a `_backward` closure (the lecture's way)
         self._ctx = None
-        if not isinstance(label, str):
-            raise TypeError(f"label must be a str, got {type(label).__name__}: {label!r}")
         self.label = label
 
     __add__ = _binary_method(Add)  # self + other, that is Add.apply(self, other)
@@ -418,6 +416,17 @@ class Value:
 
     def __rpow__(self, other: Operand) -> Value:  # number ** Value
         return Pow.apply(_constant(other), self)
+
+    @property
+    def label(self) -> str:
+        """A name for pictures and messages ("" for none)."""
+        return getattr(self, "_label", "")
+
+    @label.setter
+    def label(self, label: str) -> None:
+        if not isinstance(label, str):
+            raise TypeError(f"label must be a str, got {type(label).__name__}: {label!r}")
+        self._label = label
 
     def __repr__(self) -> str:
         extra = f", label={self.label!r}" if self.label else ""
@@ -629,7 +638,6 @@ def _backpropagate(grads: dict[Value, Any], create_graph: bool, into_grad: bool)
     each node's gradient into its ``.grad`` (``backward()``) instead of only
     returning them (``grad()``).
     """
-    unary, binary = _reusable_ctx(1), _reusable_ctx(2)  # speed trick 5
     watch = _HOOKS[0] > 0 or get_ident() in _anomaly_threads  # hooks to call, or detect_anomaly
     fast = not (create_graph or watch)
     for node in reversed(grads):
@@ -646,29 +654,23 @@ def _backpropagate(grads: dict[Value, Any], create_graph: bool, into_grad: bool)
                 raise _no_rule_error(node)
             continue  # a leaf
         prev = node._prev
-        reads = fn._reads
-        if not (fast and reads is not None and node._ctx is None) or len(prev) > 2:
+        rule = fn._float_backward
+        if not fast or rule is None or node._ctx is not None:
             received = _vjp(node, g, create_graph)
             if watch and get_ident() in _anomaly_threads:
                 _check_finite(node, g, received, grads)
-        elif len(prev) == 2:  # speed trick 5: the engine's own binary ops, inline
+        elif len(prev) == 2:  # speed trick 5: the engine's own ops, their rule on floats
             a, b = prev
-            if reads & 1:
-                binary.inputs = (a.data, b.data)
-            if reads & 2:
-                binary.output = node.data
-            ga, gb = fn.backward(binary, g)
+            ga, gb = rule(g, node.data, a.data, b.data)
             so_far = grads[a]
             grads[a] = ga if so_far is None else so_far + ga
             so_far = grads[b]
             grads[b] = gb if so_far is None else so_far + gb
             continue
-        else:  # speed trick 5: the engine's own unary ops
-            if reads & 1:
-                unary.inputs = (prev[0].data,)
-            if reads & 2:
-                unary.output = node.data
-            received = fn.backward(unary, g)
+        elif len(prev) == 1:
+            received = rule(g, node.data, prev[0].data)
+        else:
+            received = rule(g, node.data, *[c.data for c in prev])
         for child, contribution in zip(prev, received):
             if contribution is not None:
                 so_far = grads[child]
@@ -719,7 +721,7 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-        return (g,) * len(ctx.needs_input_grad)  # d(a + b + ...)/d(each) = 1
+        return (g,) * len(ctx.inputs)  # d(a + b + ...)/d(each) = 1
 
 
 class Pow(Function):
@@ -941,7 +943,7 @@ def sum(values: Iterable[Operand], start: Operand = 0.0) -> Value:  # noqa: A001
     (16.0, 4)
     """
     operands = tuple([v if type(v) is Value else _operand(v) for v in (start, *values)])
-    return _node(Sum, Sum.forward(_ENGINE_CTX, *[v.data for v in operands]), operands, None)
+    return _node(Sum, Sum._float_forward(_ENGINE_CTX, *[v.data for v in operands]), operands, None)
 
 
 def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> Value:
@@ -959,7 +961,7 @@ def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> V
     first = start if type(start) is Value else _operand(start)
     operands: list[Value] = [first]
     numbers = [first.data]
-    forward = Mul.forward
+    forward = Mul._float_forward
     for w, x in zip(ws, xs):  # speed trick 2, as _binary_method's: each product's node written out
         if type(w) is not Value:
             w = _operand(w)
@@ -968,11 +970,10 @@ def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> V
         node: Value = _new_value(Value)
         node.data = product = forward(_ENGINE_CTX, w.data, x.data)
         node.grad = 0.0
-        node.label = ""
         node._prev, node._op, node._fn, node._ctx = (w, x), "*", Mul, None
         operands.append(node)
         numbers.append(product)
-    return _node(Sum, Sum.forward(_ENGINE_CTX, *numbers), tuple(operands), None)
+    return _node(Sum, Sum._float_forward(_ENGINE_CTX, *numbers), tuple(operands), None)
 
 
 # ---- nodes built by hand, the lecture's way -----------------------------------------------
@@ -1018,7 +1019,8 @@ def _no_rule_error(node: Value) -> RuntimeError:
 
 # ---- below the reading path: what makes it fast (and checks it) ---------------------------
 #
-# Speed trick 1: building a node is object.__new__ plus slot stores, skipping __init__'s checks.
+# Speed trick 1: building a node is object.__new__ plus slot stores, skipping __init__'s checks;
+#   the label's slot is left unset until a label is given (fewer stores, less for gc to visit).
 # Speed trick 2: the engine's own ops on Values (the methods made by _unary_method and
 #   _binary_method, Value's other methods and micrograd.sum) skip _apply's sorting of Values
 #   from numbers and give forward a shared, empty Context: the engine's forwards neither save
@@ -1028,10 +1030,9 @@ def _no_rule_error(node: Value) -> RuntimeError:
 #   -1 for the output); backward then gets a Context made on the spot from the node.
 # Speed trick 4: the backward pass pauses Python's cyclic garbage collector: the graph has no
 #   reference cycles, yet on a large graph the collector would walk every node again and again.
-# Speed trick 5: the chain-rule loop calls the engine's own unary and binary ops' backward
-#   itself, with one Context per arity refilled node after node (their backward keeps nothing),
-#   and fills in only what their backward reads of ctx.inputs and ctx.output (the names in its
-#   code, found when the class is made).
+# Speed trick 5: the float path runs the engine's own ops' backward rewritten, when the class
+#   is made, as a function of floats (g, output, *inputs): the same source with ctx.inputs and
+#   ctx.output turned into parameters, so no Context is filled per node (micrograd/specialise.py).
 
 _new_value = object.__new__
 _new_ctx = object.__new__
@@ -1067,7 +1068,6 @@ def _leaf(data: float) -> Value:
     out: Value = _new_value(Value)
     out.data = data
     out.grad = 0.0
-    out.label = ""
     out._prev, out._op, out._fn, out._ctx = (), "", None, None
     return out
 
@@ -1077,7 +1077,6 @@ def _node(fn: type[Function], data: float, prev: tuple[Value, ...], kept: Any) -
     out: Value = _new_value(Value)
     out.data = data
     out.grad = 0.0
-    out.label = ""
     if _watched_threads and get_ident() in _watched_threads:
         return _watched(out, prev, fn, kept)
     out._prev, out._op, out._fn, out._ctx = prev, fn.name, fn, kept
@@ -1136,7 +1135,7 @@ def _kept(ctx: Context, xs: Sequence[Any], out: float, args: tuple[Any, ...] | N
 
 def _apply_values(fn: type[Function], values: Sequence[Value]) -> Value:
     """Speed trick 2 for the engine's own n-ary op on Values (``micrograd.sum``)."""
-    out = fn.forward(_ENGINE_CTX, *[v.data for v in values])
+    out = fn._float_forward(_ENGINE_CTX, *[v.data for v in values])
     return _node(fn, out, tuple(values), None)
 
 
@@ -1148,11 +1147,8 @@ def _floats_ctx(node: Value) -> Context:
         return stored
     prev = node._prev
     ctx: Context = _new_ctx(Context)
-    reads = node._fn._reads if node._fn is not None else None
-    if reads is None or reads & 1 or stored is not None:  # speed trick 5 (micrograd.sum reads neither)
-        ctx.inputs = tuple([c.data for c in prev])
-    if reads is None or reads & 2:
-        ctx.output = node.data
+    ctx.inputs = tuple([c.data for c in prev])
+    ctx.output = node.data
     ctx.needs_input_grad = _all_inputs(len(prev))
     ctx.saved_tensors = (
         () if stored is None else tuple([node.data if i < 0 else ctx.inputs[i] for i in stored])
@@ -1195,15 +1191,6 @@ def _values_ctx(node: Value) -> Context:
         with _hear_data_reads(refuse):
             fn.forward(ctx, *args)
     ctx.output = node
-    return ctx
-
-
-def _reusable_ctx(n: int) -> Context:
-    """A Context for the float path of the engine's own n-ary ops, whose backward reads
-    ``inputs`` and ``output`` and keeps nothing: one serves a whole backward pass."""
-    ctx: Context = _new_ctx(Context)
-    ctx.saved_tensors = ()
-    ctx.needs_input_grad = _all_inputs(n)
     return ctx
 
 
@@ -1376,6 +1363,8 @@ def _to_float(x: object, what: str = "Value()") -> float:
     """The float a number stands for; a clear TypeError for anything else."""
     if type(x) is float:
         return x
+    if type(x) is int:  # (before the slower isinstance below)
+        return float(x)
     if isinstance(x, numbers.Real):  # int, bool, Fraction, numpy floats and ints
         return float(x)
     if isinstance(x, Value):

@@ -1,0 +1,150 @@
+"""The engine's own ops, specialised to floats: a speed trick of the engine's float path.
+
+Each op writes ``forward`` and ``backward`` once, for floats, Values and arrays
+alike.  On floats, two things in them cost more than the arithmetic: filling a
+Context for every node so that ``backward`` can read ``ctx.inputs`` and
+``ctx.output``, and calling ``where``.  So, when an op's class is made, its same
+source is rewritten:
+
+- ``backward_on_floats``: ``backward(ctx, g)`` becomes ``rule(g, output, *inputs)``,
+  where ``ctx.inputs`` is the inputs' parameters and ``ctx.output`` the output's;
+- both: ``where(cond, a, b)`` (``micrograd.math.where``) becomes ``a if cond else b``:
+  on floats ``cond`` is a bool, and the float math returns inf or nan rather than
+  raising, so skipping the branch not taken changes nothing but the time.
+
+The rewrite is mechanical and compiled against the op's own module and line
+numbers (a traceback points at the real source); the tests check every rewritten
+op against the source it came from, bit for bit.  What cannot be rewritten (a
+``backward`` that reads anything else of ``ctx``, or code whose source is not
+available) is not: ``backward_on_floats`` returns None and the engine calls the
+op's own ``backward`` with a Context, as for any other op.
+
+>>> def forward(ctx, a, b):
+...     return a * b
+>>> def backward(ctx, g):
+...     a, b = ctx.inputs
+...     return g * b, g * a
+>>> rule = backward_on_floats(forward, backward)
+>>> rule(10.0, 6.0, 2.0, 3.0)   # grad_output, output, then the inputs
+(30.0, 20.0)
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+from .math import where
+
+_OUTPUT = "_output"  # the parameters the rewrite adds (underscored: an op's own names keep theirs)
+_INPUTS = "_inputs"  # the inputs of an op that takes any number of them, as one tuple
+
+Fn = Callable[..., Any]
+
+
+def forward_on_floats(forward: Fn) -> Fn:
+    """``forward`` with ``where`` inlined, or ``forward`` itself if there is nothing to gain."""
+    tree = _tree(forward)
+    if tree is None:
+        return forward
+    rewrite = _Rewrite(None, None, _inlines_where(forward))
+    tree.body = [rewrite.visit(stmt) for stmt in tree.body]
+    return _compiled(tree, forward) if rewrite.changed else forward
+
+
+def backward_on_floats(forward: Fn, backward: Fn) -> Fn | None:
+    """``backward(ctx, g)`` rewritten as ``rule(g, output, *inputs)``, with as many inputs
+    as ``forward(ctx, *inputs)`` takes, or None when it cannot be."""
+    takes = getattr(forward, "__code__", None)
+    tree = _tree(backward)
+    if takes is None or tree is None or len(tree.args.args) != 2:
+        return None
+    n_inputs = None if takes.co_flags & inspect.CO_VARARGS else takes.co_argcount - 1
+    inputs = None if n_inputs is None else [f"_input{i}" for i in range(n_inputs)]
+    ctx, grad = (a.arg for a in tree.args.args)
+    rewrite = _Rewrite(ctx, inputs, _inlines_where(backward))
+    tree.body = [rewrite.visit(stmt) for stmt in tree.body]
+    if rewrite.refused:
+        return None
+    tree.args = ast.arguments(
+        posonlyargs=[],
+        args=[ast.arg(grad), ast.arg(_OUTPUT)] + [ast.arg(name) for name in inputs or ()],
+        vararg=ast.arg(_INPUTS) if inputs is None else None,
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None,
+        defaults=[],
+    )
+    return _compiled(tree, backward)
+
+
+def _tree(func: Fn) -> ast.FunctionDef | None:
+    """The definition of ``func``, if its source is there and it is a plain function."""
+    code = getattr(func, "__code__", None)
+    if code is None or code.co_freevars:  # (a closure's variables would not be there)
+        return None
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):  # no source file (frozen, or typed in at the prompt)
+        return None
+    tree = ast.parse(source).body[0]
+    if not isinstance(tree, ast.FunctionDef) or tree.args.defaults or tree.args.kwonlyargs:
+        return None
+    ast.increment_lineno(tree, code.co_firstlineno - 1)  # both count from the first decorator
+    tree.decorator_list = []
+    tree.returns = None
+    return tree
+
+
+def _compiled(tree: ast.FunctionDef, original: Fn) -> Fn:
+    """``tree`` compiled in ``original``'s module and file."""
+    module = ast.fix_missing_locations(ast.Module(body=[tree], type_ignores=[]))
+    namespace: dict[str, Any] = {}
+    exec(compile(module, original.__code__.co_filename, "exec"), original.__globals__, namespace)
+    func: Fn = namespace[tree.name]
+    func.__qualname__ = f"{original.__qualname__} (on floats)"
+    return func
+
+
+def _inlines_where(func: Fn) -> bool:
+    return func.__globals__.get("where") is where
+
+
+class _Rewrite(ast.NodeTransformer):
+    """``ctx.inputs`` and ``ctx.output`` to parameters (``ctx`` None: leave ctx alone), and
+    ``where(c, a, b)`` to ``a if c else b`` (if ``where`` is micrograd.math's)."""
+
+    def __init__(self, ctx: str | None, inputs: list[str] | None, inline_where: bool) -> None:
+        self.ctx, self.inputs, self.inline_where = ctx, inputs, inline_where
+        self.refused = self.changed = False
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if self.ctx is not None and isinstance(node.value, ast.Name) and node.value.id == self.ctx:
+            self.changed = True
+            if node.attr == "output":
+                return ast.copy_location(ast.Name(_OUTPUT, ast.Load()), node)
+            if node.attr == "inputs" and self.inputs is None:
+                return ast.copy_location(ast.Name(_INPUTS, ast.Load()), node)
+            if node.attr == "inputs":
+                names: list[ast.expr] = [ast.Name(name, ast.Load()) for name in self.inputs or ()]
+                return ast.copy_location(ast.Tuple(names, ast.Load()), node)
+            self.refused = True  # saved_tensors, needs_input_grad, an attribute forward set
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.ctx:  # ctx itself passed on or stored: not rewritten
+            self.refused = True
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not (self.inline_where and isinstance(node.func, ast.Name) and node.func.id == "where"):
+            return node
+        if len(node.args) != 3 or node.keywords:
+            return node
+        self.changed = True
+        cond, a, b = node.args
+        return ast.copy_location(ast.IfExp(cond, a, b), node)
