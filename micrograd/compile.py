@@ -446,6 +446,7 @@ class CompiledStep:
     """
 
     _probe_shape: tuple[int, ...] = (2,)  # the arrays a user op is tried on while compiling
+    _batched = False  # value arrays are (slots,); a BatchedStep's are (slots, batch)
 
     def __init__(
         self, root: Value, inputs: list[Value], shapes: list[tuple[int, ...]], params: list[Value]
@@ -571,7 +572,8 @@ class CompiledStep:
                 cols = [operands[v] for v in members]
                 grp.args = [np.array([[slot[c] for c, _, _ in col] for col in cols], dtype=np.intp).T.copy()]
                 signs = np.array([[s for _, s, _ in col] for col in cols]).T.copy()
-                grp.signs = None if (signs > 0).all() else signs
+                # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
+                grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self._batched)
                 if key[3]:
                     size = signs.size
                     grp.edges = [(n_contrib, n_contrib + size)]
@@ -673,28 +675,37 @@ class CompiledStep:
         vals[at : at + self._n_p] = np.fromiter((p.data for p in self.params), np.float64, self._n_p)
 
     def _forward(self) -> None:
+        """Every group's values, level by level.  The value arrays hold one number per slot, or
+        (batched) one row of numbers per slot, one per sample: ``take`` gathers whole rows."""
         np = _numpy()
         vals = self._vals
-        take = np.take
         for _, grp in self._groups:
-            if grp.fn is None:  # an ordered sum
+            if grp.fn is None:  # an ordered sum: (terms, nodes[, batch]), added term by term
                 (idx,) = grp.args
-                terms = take(vals, idx)
+                terms = vals.take(idx, axis=0)
                 if grp.signs is not None:
                     terms *= grp.signs
-                vals[grp.start : grp.stop] = _ordered_sum(np, terms)
+                out = _ordered_sum(np, terms.reshape(idx.shape[0], -1))
+                vals[grp.start : grp.stop] = out.reshape(idx.shape[1], *vals.shape[1:])
             else:
-                vals[grp.start : grp.stop] = grp.call_forward([take(vals, idx) for idx in grp.args])
+                vals[grp.start : grp.stop] = grp.call_forward([vals.take(idx, axis=0) for idx in grp.args])
+
+    def _gathered(self, gather: _Gather) -> Floats:
+        """The gradients of ``gather``'s nodes: each the ordered sum of its contributions."""
+        np = _numpy()
+        contrib, (u, k) = self._contrib, gather.slots.shape
+        terms = contrib.take(gather.slots, axis=0)
+        return _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *contrib.shape[1:])
 
     def _backward(self) -> Floats:
+        """The parameters' gradients (batched: one column per sample), in the eager order."""
         np = _numpy()
         gvals, contrib = self._gvals, self._contrib
-        take = np.take
         groups = self._groups
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
             for gather in self._gathers.get(lvl, ()):
-                gvals[gather.targets] = _ordered_sum(np, take(contrib, gather.slots))
+                gvals[gather.targets] = self._gathered(gather)
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
@@ -703,7 +714,7 @@ class CompiledStep:
                 g = gvals[grp.start : grp.stop]
                 if grp.fn is None:  # an ordered sum: each term gets sign * g
                     (lo, hi), signs = grp.edges[0], grp.signs  # type: ignore[misc]
-                    block = contrib[lo:hi].reshape(grp.args[0].shape)
+                    block = contrib[lo:hi].reshape(*grp.args[0].shape, *g.shape[1:])  # a view
                     if signs is None:
                         block[...] = g
                     else:
@@ -713,9 +724,9 @@ class CompiledStep:
                     if edge is not None:
                         # None: no gradient; -0.0 adds nothing, signed zeros included
                         contrib[edge[0] : edge[1]] = -0.0 if dx is None else dx
-        grads: Floats = np.zeros(self._n_p)
+        grads: Floats = np.zeros((self._n_p, *gvals.shape[1:]))
         for gather in self._param_gathers:
-            grads[gather.targets] = _ordered_sum(np, take(contrib, gather.slots))
+            grads[gather.targets] = self._gathered(gather)
         if self._root_param >= 0:
             grads[self._root_param] = 1.0
         return grads
@@ -763,6 +774,7 @@ class BatchedStep(CompiledStep):
     """
 
     _probe_shape = (2, 2)
+    _batched = True
 
     def __init__(
         self,
@@ -829,61 +841,6 @@ class BatchedStep(CompiledStep):
             vals[at : at + size] = arr.reshape(batch, size).T
             at += size
         vals[at : at + self._n_p] = np.fromiter((p.data for p in self.params), np.float64, self._n_p)[:, None]
-
-    def _forward(self) -> None:
-        np = _numpy()
-        vals, batch = self._vals, self.batch_size
-        take = np.take
-        for _, grp in self._groups:
-            if grp.fn is None:  # an ordered sum: (terms, nodes, batch), added term by term
-                (idx,) = grp.args
-                terms = take(vals, idx, axis=0)
-                if grp.signs is not None:
-                    terms *= grp.signs[:, :, None]
-                t, k = idx.shape
-                vals[grp.start : grp.stop] = _ordered_sum(np, terms.reshape(t, k * batch)).reshape(k, batch)
-            else:
-                vals[grp.start : grp.stop] = grp.call_forward([take(vals, idx, axis=0) for idx in grp.args])
-
-    def _backward(self) -> Floats:
-        """Each sample's parameter gradients, as a (params, batch) array."""
-        np = _numpy()
-        gvals, contrib, batch = self._gvals, self._contrib, self.batch_size
-        take = np.take
-        groups = self._groups
-
-        def gathered(slots: Indices) -> Floats:
-            u, k = slots.shape
-            return _ordered_sum(np, take(contrib, slots, axis=0).reshape(u, k * batch)).reshape(k, batch)
-
-        i = len(groups) - 1
-        for lvl in range(self._levels, 0, -1):
-            for gather in self._gathers.get(lvl, ()):
-                gvals[gather.targets] = gathered(gather.slots)
-            while i >= 0 and groups[i][0] == lvl:
-                grp = groups[i][1]
-                i -= 1
-                if not any(grp.edges):
-                    continue
-                g = gvals[grp.start : grp.stop]
-                if grp.fn is None:  # an ordered sum: each term gets sign * g
-                    (lo, hi), signs = grp.edges[0], grp.signs  # type: ignore[misc]
-                    block = contrib[lo:hi].reshape(*grp.args[0].shape, batch)
-                    if signs is None:
-                        block[...] = g
-                    else:
-                        np.multiply(signs[:, :, None], g, out=block)
-                    continue
-                for edge, dx in zip(grp.edges, grp.call_backward(g)):
-                    if edge is not None:
-                        # None: no gradient; -0.0 adds nothing, signed zeros included
-                        contrib[edge[0] : edge[1]] = -0.0 if dx is None else dx
-        grads: Floats = np.zeros((self._n_p, batch))
-        for gather in self._param_gathers:
-            grads[gather.targets] = gathered(gather.slots)
-        if self._root_param >= 0:
-            grads[self._root_param] = 1.0
-        return grads
 
     def _reduce(self, per_sample: Floats) -> Floats:
         """Rows of ``per_sample`` (one per sample) added first to last, then the reduction."""
