@@ -316,20 +316,24 @@ class _Group:
     the outputs occupy the slots ``start:stop``; ``edges[k]`` is the range of
     contribution slots that receives operand k's gradients (None: not needed).
     For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
-    ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward."""
+    ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward.
+    ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``_shared_by_all_samples``)."""
 
     __slots__ = (
         "args",
         "ctx",
         "edges",
         "fn",
+        "narrow",
         "needs",
         "plain",
         "positions",
+        "shared",
         "signs",
         "start",
         "stop",
         "template",
+        "wide",
     )
 
     def __init__(
@@ -345,6 +349,10 @@ class _Group:
         self.signs: Floats | None = None
         self.edges: list[tuple[int, int] | None] = []
         self.ctx: Context | None = None
+        # batched: values the same for every sample (computed once, on the first column), written
+        # as whole rows (read by per-sample ops), and contributions the same for every sample
+        self.shared = self.narrow = False
+        self.wide = True
 
     def call_forward(self, operands: Sequence[Any]) -> Any:
         """The op's own forward on arrays of operands (one element per node of the group)."""
@@ -390,6 +398,8 @@ class _Gather(NamedTuple):
 
     targets: Indices  # where the sums go
     slots: Indices  # (uses, nodes): contribution slots, in the order backward adds them
+    shared: tuple[bool, ...]  # (batched) per use: the same contribution for every sample
+    wide: bool  # (batched) write whole rows (else the first column: the samples share the sums)
 
 
 def _ordered_sum(np: Any, m: Floats) -> Floats:
@@ -437,6 +447,45 @@ def _probe(grp: _Group, node: Value, shape: tuple[int, ...] = (2,)) -> None:
                 f"{fn.name}.backward gives {got!r} for operand {k} on arrays, where the eager engine gives "
                 f"{want!r} for each element; {_HOW_TO_FIX}"
             )
+
+
+def _shared_by_all_samples(
+    root: Value,
+    computed: list[Value],
+    operands: dict[Value, list[tuple[Value, float, int]]],
+    ops: dict[Value, type[Function]],
+    inputs: set[Value],
+    needs_grad: dict[Value, bool],
+) -> tuple[set[Value], set[Value], set[int]]:
+    """Batch invariance, for a batched replay (what ``jax.vmap`` does when it leaves unbatched
+    values unbatched): ``(values, gradients, edges)``, the nodes whose value is the same for
+    every sample, the nodes whose gradient is, and the ranks of the edges whose contribution is.
+
+    A value is shared when it depends on no input (only parameters and constants), through the
+    engine's own ops: a user ``Function`` is only ever run on arrays of one shape, as when it was
+    probed, never on a mix of shared and per-sample ones.  Going backward from the loss (whose
+    gradient is 1 for every sample), a sum hands each term ``sign * g``, shared when ``g`` is; any
+    other op's contributions are shared when its operands, its output and ``g`` all are; and a
+    node's gradient is shared when every contribution to it is."""
+    values: set[Value] = set()
+    for v in computed:
+        if (v not in ops or ops[v]._trusted) and all(
+            c in values if c in operands else c not in inputs for c, _, _ in operands[v]
+        ):
+            values.add(v)
+    gradients: set[Value] = {root}
+    varying: set[Value] = set()  # nodes with a contribution that differs between samples
+    edges: set[int] = set()
+    for v in reversed(computed):  # every node after all of its consumers
+        same = v in gradients and v not in varying and (v not in ops or v in values)
+        for c, _, r in operands[v]:
+            if needs_grad.get(c, False):
+                if same:
+                    edges.add(r)
+                    gradients.add(c)
+                else:
+                    varying.add(c)
+    return values, gradients - varying, edges
 
 
 class CompiledStep:
@@ -518,7 +567,21 @@ class CompiledStep:
             level[v] = 1 + max(level.get(c, 0) for c, _, _ in operands[v])
             needs_grad[v] = any(needs_grad.get(c, False) for c, _, _ in operands[v])
 
-        # Group: same level, op, parameters and (for backward) which operands need gradients.
+        # Batched: what every sample shares runs once, on the first sample's column of the arrays.
+        shared, shared_grad, shared_edges = (
+            _shared_by_all_samples(root, computed, operands, ops, set(inputs), needs_grad)
+            if self._batched
+            else (set(), set(), set())
+        )
+        # a group whose contributions are shared runs its backward on the first column too
+        narrow = {v for v in computed if v in shared_grad and (v not in ops or v in shared)}
+        wide = {root}  # shared values read as whole rows: the loss and operands of per-sample ops
+        for v in computed:
+            if v not in shared:
+                wide.update(c for c, _, _ in operands[v])
+
+        # Group: same level, op, parameters, (for backward) which operands need gradients, and
+        # (batched) whether the values and the contributions are shared by the samples.
         templates: dict[Value, tuple[tuple[bool, Any], ...]] = {}
         groups: dict[tuple[Any, ...], list[Value]] = {}
         for v in computed:
@@ -532,10 +595,11 @@ class CompiledStep:
                 except TypeError:
                     constants = (id(v),)  # parameters that cannot be compared: a group of its own
                 key: tuple[Any, ...] = (level[v], ops[v], template if constants else len(template), flags)
-                if constants:
-                    key += (constants,)
             else:
-                key = (level[v], "+", len(operands[v]), needs_grad[v])
+                key, constants = (level[v], "+", len(operands[v]), needs_grad[v]), ()
+            key += (v in shared, v in narrow)
+            if constants:
+                key += (constants,)
             groups.setdefault(key, []).append(v)
         keys = sorted(groups, key=lambda k: k[0])  # stable: ties keep their first-seen order
 
@@ -600,6 +664,8 @@ class CompiledStep:
                     n_contrib += len(members)
                 if not ops[first]._trusted:
                     to_probe.append((grp, first))
+            grp.shared, grp.narrow = key[4], key[5]
+            grp.wide = not grp.shared or any(v in wide for v in members)
             self._groups.append((key[0], grp))
         self._contrib: Floats = np.zeros(n_contrib)
 
@@ -610,11 +676,10 @@ class CompiledStep:
                 if needs_grad.get(c, False):
                     incoming.setdefault(c, []).append(r)
         self._gathers: dict[int, list[_Gather]] = {}
-        for lvl, targets in self._by_uses(incoming, computed, level, slot, edge_slot, root):
+        gather = self._by_uses(incoming, edge_slot, shared_edges)
+        for lvl, targets in gather(computed, level, slot, narrow, root):
             self._gathers.setdefault(lvl, []).append(targets)
-        self._param_gathers = [
-            g for _, g in self._by_uses(incoming, params, {}, {p: i for i, p in enumerate(params)}, edge_slot)
-        ]
+        self._param_gathers = [g for _, g in gather(params, {}, {p: i for i, p in enumerate(params)}, set())]
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
         self.num_nodes = len(nodes)  # traced nodes the loss depends on
         self.num_groups = len(self._groups)  # numpy kernels per forward pass
@@ -624,28 +689,30 @@ class CompiledStep:
 
     @staticmethod
     def _by_uses(
-        incoming: dict[Value, list[int]],
-        nodes: Sequence[Value],
-        level: dict[Value, int],
-        target: dict[Value, int],
-        edge_slot: dict[int, int],
-        root: Value | None = None,
-    ) -> Iterable[tuple[int, _Gather]]:
+        incoming: dict[Value, list[int]], edge_slot: dict[int, int], shared_edges: set[int]
+    ) -> Callable[..., Iterable[tuple[int, _Gather]]]:
+        """Gathers for ``nodes``: one per level, count and kind of contributions, and width."""
         np = _numpy()
-        buckets: dict[tuple[int, int], list[Value]] = {}
-        for v in nodes:
-            if v is not root and v in incoming:
-                buckets.setdefault((level.get(v, 0), len(incoming[v])), []).append(v)
-        for (lvl, _), members in buckets.items():
-            # the eager backward adds a node's contributions in rank order
-            slots = [[edge_slot[r] for r in sorted(incoming[v])] for v in members]
-            yield (
-                lvl,
-                _Gather(
-                    np.array([target[v] for v in members], dtype=np.intp),
-                    np.array(slots, dtype=np.intp).T.copy(),
-                ),
-            )
+
+        def gathers(
+            nodes: Sequence[Value],
+            level: dict[Value, int],
+            target: dict[Value, int],
+            narrow: set[Value],
+            root: Value | None = None,
+        ) -> Iterable[tuple[int, _Gather]]:
+            buckets: dict[tuple[Any, ...], list[Value]] = {}
+            for v in nodes:
+                if v is not root and v in incoming:
+                    # the eager backward adds a node's contributions in rank order
+                    kinds = tuple(r in shared_edges for r in sorted(incoming[v]))
+                    buckets.setdefault((level.get(v, 0), kinds, v not in narrow), []).append(v)
+            for (lvl, kinds, wide), members in buckets.items():
+                slots = [[edge_slot[r] for r in sorted(incoming[v])] for v in members]
+                targets = np.array([target[v] for v in members], dtype=np.intp)
+                yield lvl, _Gather(targets, np.array(slots, dtype=np.intp).T.copy(), kinds, wide)
+
+        return gathers
 
     def __repr__(self) -> str:
         return (
@@ -674,47 +741,68 @@ class CompiledStep:
             at += size
         vals[at : at + self._n_p] = np.fromiter((p.data for p in self.params), np.float64, self._n_p)
 
+    @staticmethod
+    def _first(arr: Floats) -> Floats:
+        """The first sample's column of a batched array (what every sample shares), as a view;
+        an unbatched array as it is."""
+        return arr[:, :1] if arr.ndim == 2 else arr
+
     def _forward(self) -> None:
         """Every group's values, level by level.  The value arrays hold one number per slot, or
-        (batched) one row of numbers per slot, one per sample: ``take`` gathers whole rows."""
+        (batched) one row of numbers per slot, one per sample: ``take`` gathers whole rows, or
+        for a group whose values the samples share, rows of the first column only."""
         np = _numpy()
         vals = self._vals
+        first = self._first(vals)
         for _, grp in self._groups:
+            src = first if grp.shared else vals
             if grp.fn is None:  # an ordered sum: (terms, nodes[, batch]), added term by term
                 (idx,) = grp.args
-                terms = vals.take(idx, axis=0)
+                terms = src.take(idx, axis=0)
                 if grp.signs is not None:
                     terms *= grp.signs
-                out = _ordered_sum(np, terms.reshape(idx.shape[0], -1))
-                vals[grp.start : grp.stop] = out.reshape(idx.shape[1], *vals.shape[1:])
+                out = _ordered_sum(np, terms.reshape(idx.shape[0], -1)).reshape(idx.shape[1], *src.shape[1:])
             else:
-                vals[grp.start : grp.stop] = grp.call_forward([vals.take(idx, axis=0) for idx in grp.args])
+                out = grp.call_forward([src.take(idx, axis=0) for idx in grp.args])
+            (vals if grp.wide else first)[grp.start : grp.stop] = out  # a shared row is broadcast
 
     def _gathered(self, gather: _Gather) -> Floats:
-        """The gradients of ``gather``'s nodes: each the ordered sum of its contributions."""
+        """The gradients of ``gather``'s nodes: each the ordered sum of its contributions, first to
+        last (a contribution the samples share is one column, broadcast where it meets others)."""
         np = _numpy()
-        contrib, (u, k) = self._contrib, gather.slots.shape
-        terms = contrib.take(gather.slots, axis=0)
-        return _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *contrib.shape[1:])
+        contrib = self._contrib
+        first = self._first(contrib)
+        slots, shared = gather.slots, gather.shared
+        if len(shared) > 1 and len(set(shared)) == 1:  # one kind: one reduction over the uses
+            src = first if shared[0] else contrib
+            (u, k), terms = slots.shape, src.take(slots, axis=0)
+            return _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
+        total: Floats = (first if shared[0] else contrib).take(slots[0], axis=0)
+        for row, same in zip(slots[1:], shared[1:]):  # -0.0 + x is x: the same sums as _ordered_sum's
+            total = total + (first if same else contrib).take(row, axis=0)
+        return total
 
     def _backward(self) -> Floats:
         """The parameters' gradients (batched: one column per sample), in the eager order."""
         np = _numpy()
         gvals, contrib = self._gvals, self._contrib
+        g_first, c_first = self._first(gvals), self._first(contrib)
         groups = self._groups
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
             for gather in self._gathers.get(lvl, ()):
-                gvals[gather.targets] = self._gathered(gather)
+                (gvals if gather.wide else g_first)[gather.targets] = self._gathered(gather)
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
                 if not any(grp.edges):
                     continue
-                g = gvals[grp.start : grp.stop]
+                # shared contributions: the backward runs once, on the first column
+                g, out = (g_first, c_first) if grp.narrow else (gvals, contrib)
+                g = g[grp.start : grp.stop]
                 if grp.fn is None:  # an ordered sum: each term gets sign * g
                     (lo, hi), signs = grp.edges[0], grp.signs  # type: ignore[misc]
-                    block = contrib[lo:hi].reshape(*grp.args[0].shape, *g.shape[1:])  # a view
+                    block = out[lo:hi].reshape(*grp.args[0].shape, *g.shape[1:])  # a view
                     if signs is None:
                         block[...] = g
                     else:
@@ -723,7 +811,7 @@ class CompiledStep:
                 for edge, dx in zip(grp.edges, grp.call_backward(g)):
                     if edge is not None:
                         # None: no gradient; -0.0 adds nothing, signed zeros included
-                        contrib[edge[0] : edge[1]] = -0.0 if dx is None else dx
+                        out[edge[0] : edge[1]] = -0.0 if dx is None else dx
         grads: Floats = np.zeros((self._n_p, *gvals.shape[1:]))
         for gather in self._param_gathers:
             grads[gather.targets] = self._gathered(gather)
