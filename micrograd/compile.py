@@ -313,8 +313,9 @@ class _Group:
     """Nodes of one level with the same op and parameters: one forward call, one backward call.
 
     ``args`` holds one index array per operand (a sum: one (terms, nodes) matrix);
-    the outputs occupy the slots ``start:stop``; ``edges[k]`` is the range of
-    contribution slots that receives operand k's gradients (None: not needed).
+    the outputs occupy the slots ``start:stop``; ``edges[k]`` says where operand k's
+    gradients go (None: not needed): ``(_CONTRIB or _C_FIRST, slice of contribution slots)``,
+    or straight to the gradient of nodes used once, ``(_GVALS, _G_FIRST or _GRADS, rows)``.
     For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
     ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward.
     ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``_shared_by_all_samples``)."""
@@ -347,7 +348,7 @@ class _Group:
         self.start, self.stop = start, stop
         self.args: list[Indices] = []
         self.signs: Floats | None = None
-        self.edges: list[tuple[int, int] | None] = []
+        self.edges: list[tuple[int, Any] | None] = []
         self.ctx: Context | None = None
         # batched: values the same for every sample (computed once, on the first column), written
         # as whole rows (read by per-sample ops), and contributions the same for every sample
@@ -400,6 +401,19 @@ class _Gather(NamedTuple):
     slots: Indices  # (uses, nodes): contribution slots, in the order backward adds them
     shared: tuple[bool, ...]  # (batched) per use: the same contribution for every sample
     wide: bool  # (batched) write whole rows (else the first column: the samples share the sums)
+
+
+# Where a group's backward writes an operand's contributions (``_Group.edges``): contribution
+# slots, to be gathered (all samples, or the first sample's column when the samples share them),
+# or straight into a gradient: a node's (all samples, or the first column), a parameter's.
+_CONTRIB, _C_FIRST, _GVALS, _G_FIRST, _GRADS = range(5)
+
+
+def _index(np: Any, rows: list[int]) -> Any:
+    """Rows of an array: a slice when they are consecutive (a view, no copy), else an index array."""
+    if rows and rows == list(range(rows[0], rows[0] + len(rows))):
+        return slice(rows[0], rows[0] + len(rows))
+    return np.array(rows, dtype=np.intp)
 
 
 def _ordered_sum(np: Any, m: Floats) -> Floats:
@@ -623,8 +637,31 @@ class CompiledStep:
         self._root_param = param_index.get(root, -1)
         self._n_in, self._n_p, self._n_const = n_in, n_p, len(constants_)
 
-        # The programs, and the contribution slots of every edge whose operand needs a gradient.
+        # Who receives gradients, from which edges (ranks).
+        incoming: dict[Value, list[int]] = {}
+        for v in computed:
+            for c, _, r in operands[v]:
+                if needs_grad.get(c, False):
+                    incoming.setdefault(c, []).append(r)
+
+        def straight(targets: list[Value]) -> tuple[int, list[int]] | None:
+            """Where contributions can go straight into their targets' gradients: each is the
+            target's only one (nothing to add) or unused (a constant's, an input's), the targets
+            all parameters or all nodes whose gradients are read alike; else None."""
+            if not all(len(incoming.get(c, ())) <= 1 for c in targets):
+                return None
+            if all(c in param_index for c in targets):
+                return _GRADS, [param_index[c] for c in targets]
+            read_first = {c in narrow for c in targets if c in incoming}  # first column only?
+            if any(c in param_index for c in targets) or len(read_first) > 1:
+                return None
+            first_column = True in read_first
+            return (_G_FIRST if first_column else _GVALS), [slot[c] for c in targets]
+
+        # The programs, and where the contributions of every edge whose operand needs a gradient go:
+        # straight into the gradient of a node used once, else into contribution slots to be gathered.
         edge_slot: dict[int, int] = {}  # rank -> contribution slot
+        gathered_ranks: set[int] = set()  # edges that go through contribution slots
         n_contrib = 0
         self._groups: list[tuple[int, _Group]] = []
         to_probe: list[tuple[_Group, Value]] = []
@@ -639,12 +676,18 @@ class CompiledStep:
                 # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
                 grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self._batched)
                 if key[3]:
-                    size = signs.size
-                    grp.edges = [(n_contrib, n_contrib + size)]
-                    for j, col in enumerate(cols):  # slot of term t of node j: t * len(members) + j
-                        for t, (_, _, r) in enumerate(col):
-                            edge_slot[r] = n_contrib + t * len(members) + j
-                    n_contrib += size
+                    rows = list(zip(*cols))  # (terms, nodes)
+                    to = straight([c for row in rows for c, _, _ in row])
+                    if to is not None:
+                        grp.edges = [(to[0], np.array(to[1], dtype=np.intp).reshape(len(rows), len(members)))]
+                    else:
+                        size = signs.size
+                        grp.edges = [(_C_FIRST if key[5] else _CONTRIB, slice(n_contrib, n_contrib + size))]
+                        for t, row in enumerate(rows):  # slot of term t of node j: t * len(members) + j
+                            for j, (_, _, r) in enumerate(row):
+                                edge_slot[r] = n_contrib + t * len(members) + j
+                                gathered_ranks.add(r)
+                        n_contrib += size
             else:
                 first = members[0]
                 grp = _Group(ops[first], templates[first], start, start + len(members))
@@ -658,9 +701,15 @@ class CompiledStep:
                     if not flag:
                         grp.edges.append(None)
                         continue
-                    grp.edges.append((n_contrib, n_contrib + len(members)))
+                    to = straight([v._prev[k] for v in members])
+                    if to is not None:
+                        grp.edges.append((to[0], _index(np, to[1])))
+                        continue
+                    slots_k = slice(n_contrib, n_contrib + len(members))
+                    grp.edges.append((_C_FIRST if key[5] else _CONTRIB, slots_k))
                     for j, v in enumerate(members):
                         edge_slot[rank[v, k]] = n_contrib + j
+                        gathered_ranks.add(rank[v, k])
                     n_contrib += len(members)
                 if not ops[first]._trusted:
                     to_probe.append((grp, first))
@@ -669,12 +718,8 @@ class CompiledStep:
             self._groups.append((key[0], grp))
         self._contrib: Floats = np.zeros(n_contrib)
 
-        # Gradient gathers: each node that needs one (but the root) sums its incoming edges.
-        incoming: dict[Value, list[int]] = {}
-        for v in computed:
-            for c, _, r in operands[v]:
-                if needs_grad.get(c, False):
-                    incoming.setdefault(c, []).append(r)
+        # Gradient gathers: each node whose contributions went to contribution slots sums them.
+        incoming = {c: rs for c, rs in incoming.items() if set(rs) <= gathered_ranks}
         self._gathers: dict[int, list[_Gather]] = {}
         gather = self._by_uses(incoming, edge_slot, shared_edges)
         for lvl, targets in gather(computed, level, slot, narrow, root):
@@ -786,7 +831,9 @@ class CompiledStep:
         """The parameters' gradients (batched: one column per sample), in the eager order."""
         np = _numpy()
         gvals, contrib = self._gvals, self._contrib
-        g_first, c_first = self._first(gvals), self._first(contrib)
+        g_first = self._first(gvals)
+        grads: Floats = np.zeros((self._n_p, *gvals.shape[1:]))
+        to = (contrib, self._first(contrib), gvals, g_first, grads)  # indexed by _CONTRIB, ..., _GRADS
         groups = self._groups
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
@@ -798,21 +845,22 @@ class CompiledStep:
                 if not any(grp.edges):
                     continue
                 # shared contributions: the backward runs once, on the first column
-                g, out = (g_first, c_first) if grp.narrow else (gvals, contrib)
-                g = g[grp.start : grp.stop]
+                g = (g_first if grp.narrow else gvals)[grp.start : grp.stop]
                 if grp.fn is None:  # an ordered sum: each term gets sign * g
-                    (lo, hi), signs = grp.edges[0], grp.signs  # type: ignore[misc]
-                    block = out[lo:hi].reshape(*grp.args[0].shape, *g.shape[1:])  # a view
-                    if signs is None:
-                        block[...] = g
-                    else:
-                        np.multiply(signs, g, out=block)
+                    (dest, rows), signs = grp.edges[0], grp.signs  # type: ignore[misc]
+                    if isinstance(rows, slice):  # contribution slots: (terms, nodes[, batch]), a view
+                        block = to[dest][rows].reshape(*grp.args[0].shape, *g.shape[1:])
+                        if signs is None:
+                            block[...] = g
+                        else:
+                            np.multiply(signs, g, out=block)
+                    else:  # (terms, nodes) rows of gradients
+                        to[dest][rows] = g if signs is None else signs * g
                     continue
                 for edge, dx in zip(grp.edges, grp.call_backward(g)):
                     if edge is not None:
                         # None: no gradient; -0.0 adds nothing, signed zeros included
-                        out[edge[0] : edge[1]] = -0.0 if dx is None else dx
-        grads: Floats = np.zeros((self._n_p, *gvals.shape[1:]))
+                        to[edge[0]][edge[1]] = -0.0 if dx is None else dx
         for gather in self._param_gathers:
             grads[gather.targets] = self._gathered(gather)
         if self._root_param >= 0:
