@@ -397,7 +397,7 @@ class _Group:
 class _Gather(NamedTuple):
     """Gradients of several nodes, each the ordered sum of its contribution slots."""
 
-    targets: Indices  # where the sums go
+    targets: Any  # where the sums go: rows (a slice when consecutive)
     slots: Indices  # (uses, nodes): contribution slots, in the order backward adds them
     shared: tuple[bool, ...]  # (batched) per use: the same contribution for every sample
     wide: bool  # (batched) write whole rows (else the first column: the samples share the sums)
@@ -754,7 +754,7 @@ class CompiledStep:
                     buckets.setdefault((level.get(v, 0), kinds, v not in narrow), []).append(v)
             for (lvl, kinds, wide), members in buckets.items():
                 slots = [[edge_slot[r] for r in sorted(incoming[v])] for v in members]
-                targets = np.array([target[v] for v in members], dtype=np.intp)
+                targets = _index(np, [target[v] for v in members])
                 yield lvl, _Gather(targets, np.array(slots, dtype=np.intp).T.copy(), kinds, wide)
 
         return gathers
@@ -811,21 +811,35 @@ class CompiledStep:
                 out = grp.call_forward([src.take(idx, axis=0) for idx in grp.args])
             (vals if grp.wide else first)[grp.start : grp.stop] = out  # a shared row is broadcast
 
-    def _gathered(self, gather: _Gather) -> Floats:
-        """The gradients of ``gather``'s nodes: each the ordered sum of its contributions, first to
-        last (a contribution the samples share is one column, broadcast where it meets others)."""
+    def _gather(self, gather: _Gather, dest: Floats) -> None:
+        """The gradients of ``gather``'s nodes into their rows of ``dest``: each the ordered sum of
+        its contributions, first to last (a contribution the samples share is one column)."""
         np = _numpy()
         contrib = self._contrib
         first = self._first(contrib)
-        slots, shared = gather.slots, gather.shared
+        slots, shared, rows = gather.slots, gather.shared, gather.targets
         if len(shared) > 1 and len(set(shared)) == 1:  # one kind: one reduction over the uses
             src = first if shared[0] else contrib
             (u, k), terms = slots.shape, src.take(slots, axis=0)
-            return _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
-        total: Floats = (first if shared[0] else contrib).take(slots[0], axis=0)
-        for row, same in zip(slots[1:], shared[1:]):  # -0.0 + x is x: the same sums as _ordered_sum's
-            total = total + (first if same else contrib).take(row, axis=0)
-        return total
+            dest[rows] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
+            return
+        # Mixed, or one use: added in place, left to right, the leading shared ones on one column
+        # (-0.0 + x is x, and a + b is b + a, bit for bit: the same sums as _ordered_sum's).
+        lead = shared.index(False) if False in shared else len(shared)
+        total = first.take(slots[0], axis=0) if lead else None
+        for row in slots[1:lead]:
+            total = total + first.take(row, axis=0)
+        if lead == len(shared):
+            dest[rows] = total
+            return
+        out = dest[rows] if isinstance(rows, slice) else np.empty((len(rows), *dest.shape[1:]))
+        contrib.take(slots[lead], axis=0, out=out, mode="clip")  # (in range: clip changes nothing)
+        if total is not None:
+            out += total
+        for row, same in zip(slots[lead + 1 :], shared[lead + 1 :]):
+            out += (first if same else contrib).take(row, axis=0)
+        if not isinstance(rows, slice):
+            dest[rows] = out
 
     def _backward(self) -> Floats:
         """The parameters' gradients (batched: one column per sample), in the eager order."""
@@ -838,7 +852,7 @@ class CompiledStep:
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
             for gather in self._gathers.get(lvl, ()):
-                (gvals if gather.wide else g_first)[gather.targets] = self._gathered(gather)
+                self._gather(gather, gvals if gather.wide else g_first)
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
@@ -862,7 +876,7 @@ class CompiledStep:
                         # None: no gradient; -0.0 adds nothing, signed zeros included
                         to[edge[0]][edge[1]] = -0.0 if dx is None else dx
         for gather in self._param_gathers:
-            grads[gather.targets] = self._gathered(gather)
+            self._gather(gather, grads)
         if self._root_param >= 0:
             grads[self._root_param] = 1.0
         return grads
