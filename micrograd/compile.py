@@ -45,6 +45,7 @@ gradients, the eager engine's loop over the samples, bit for bit.
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -92,11 +93,18 @@ class CompileError(TypeError):
 
 
 def _numpy() -> Any:
-    try:
-        import numpy
-    except ImportError as e:
-        raise ImportError("micrograd.compile needs numpy: pip install numpy") from e
-    return numpy
+    global _np
+    if _np is None:
+        try:
+            import numpy
+        except ImportError as e:
+            raise ImportError("micrograd.compile needs numpy: pip install numpy") from e
+        _np = numpy
+    return _np
+
+
+_np: Any = None  # numpy, once a step needs it (importing micrograd does not import it)
+_DATA = operator.attrgetter("data")
 
 
 # Sums (a + b, a - b, micrograd.sum) fuse into ordered sums: the sign of each operand after the first.
@@ -768,7 +776,6 @@ class CompiledStep:
     # ---- running -------------------------------------------------------------------------------
 
     def _load(self, inputs: tuple[Any, ...]) -> None:
-        np = _numpy()
         if len(inputs) != len(self.input_shapes):
             raise ValueError(
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
@@ -784,13 +791,18 @@ class CompiledStep:
                 )
             vals[at : at + size] = arr.ravel()
             at += size
-        vals[at : at + self._n_p] = np.fromiter((p.data for p in self.params), np.float64, self._n_p)
+        vals[at : at + self._n_p] = self._param_data()
 
     @staticmethod
     def _first(arr: Floats) -> Floats:
         """The first sample's column of a batched array (what every sample shares), as a view;
         an unbatched array as it is."""
         return arr[:, :1] if arr.ndim == 2 else arr
+
+    def _param_data(self) -> Floats:
+        """The parameters' current ``.data``, read at every call."""
+        data: Floats = _numpy().fromiter(map(_DATA, self.params), float, self._n_p)
+        return data
 
     def _forward(self) -> None:
         """Every group's values, level by level.  The value arrays hold one number per slot, or
@@ -961,7 +973,6 @@ class BatchedStep(CompiledStep):
         self.batch_size = batch
 
     def _load(self, inputs: tuple[Any, ...]) -> None:
-        np = _numpy()
         if len(inputs) != len(self.input_shapes):
             raise ValueError(
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
@@ -990,7 +1001,7 @@ class BatchedStep(CompiledStep):
         for arr, size in zip(arrays, self._input_sizes):
             vals[at : at + size] = arr.reshape(batch, size).T
             at += size
-        vals[at : at + self._n_p] = np.fromiter((p.data for p in self.params), np.float64, self._n_p)[:, None]
+        vals[at : at + self._n_p] = self._param_data()[:, None]
 
     def _reduce(self, per_sample: Floats) -> Floats:
         """Rows of ``per_sample`` (one per sample) added first to last, then the reduction."""
