@@ -92,7 +92,11 @@ def train_step_compiled(n_points: int, steps: int) -> dict[str, Any]:
 
 
 def _replay_steps(step: Any, params: list[Any], points: Any, labels: Any, steps: int) -> dict[str, Any]:
-    """``steps`` SGD steps through a compiled step, each timed from the replay to the end of the update."""
+    """``steps`` SGD steps through a compiled step, each timed from the replay to the end of the update.
+    The data are made numpy arrays once, before the steps, as the numpy floor makes them."""
+    import numpy
+
+    points, labels = numpy.array(points, dtype=float), numpy.array(labels, dtype=float)
     samples: list[float] = []
     losses: list[float] = []
     for k in range(steps):
