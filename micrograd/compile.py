@@ -320,7 +320,8 @@ def _warn_data_read(what: str, kind: str) -> None:
 class _Group:
     """Nodes of one level with the same op and parameters: one forward call, one backward call.
 
-    ``args`` holds one index array per operand (a sum: one (terms, nodes) matrix);
+    ``args`` holds one index array per operand (a sum: one (terms, nodes) matrix), ``rows``
+    the same, or a slice where they are consecutive and the op is the engine's own;
     the outputs occupy the slots ``start:stop``; ``edges[k]`` says where operand k's
     gradients go (None: not needed): ``(_CONTRIB or _C_FIRST, slice of contribution slots)``,
     or straight to the gradient of nodes used once, ``(_GVALS, _G_FIRST or _GRADS, rows)``.
@@ -337,6 +338,7 @@ class _Group:
         "needs",
         "plain",
         "positions",
+        "rows",
         "shared",
         "signs",
         "start",
@@ -355,6 +357,7 @@ class _Group:
         self.plain = self.positions == list(range(len(template)))
         self.start, self.stop = start, stop
         self.args: list[Indices] = []
+        self.rows: list[Any] = []  # the operands' rows for the forward: slices where consecutive
         self.signs: Floats | None = None
         self.edges: list[tuple[int, Any] | None] = []
         self.ctx: Context | None = None
@@ -705,6 +708,8 @@ class CompiledStep:
                     np.array([slot[v._prev[k]] for v in members], dtype=np.intp)
                     for k in range(len(first._prev))
                 ]
+                # the engine's ops never write into their operands: views of consecutive rows will do
+                grp.rows = [_index(np, a.tolist()) for a in grp.args] if ops[first]._trusted else grp.args
                 for k, flag in enumerate(flags):
                     if not flag:
                         grp.edges.append(None)
@@ -820,7 +825,8 @@ class CompiledStep:
                     terms *= grp.signs
                 out = _ordered_sum(np, terms.reshape(idx.shape[0], -1)).reshape(idx.shape[1], *src.shape[1:])
             else:
-                out = grp.call_forward([src.take(idx, axis=0) for idx in grp.args])
+                operands = [src[r] if type(r) is slice else src.take(r, axis=0) for r in grp.rows]
+                out = grp.call_forward(operands)
             (vals if grp.wide else first)[grp.start : grp.stop] = out  # a shared row is broadcast
 
     def _gather(self, gather: _Gather, dest: Floats) -> None:
