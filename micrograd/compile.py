@@ -48,7 +48,7 @@ from __future__ import annotations
 import operator
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from .autograd import topological_order
 from .engine import (
@@ -339,6 +339,7 @@ class _Group:
         "plain",
         "positions",
         "rows",
+        "scratch",
         "shared",
         "signs",
         "start",
@@ -358,6 +359,7 @@ class _Group:
         self.start, self.stop = start, stop
         self.args: list[Indices] = []
         self.rows: list[Any] = []  # the operands' rows for the forward: slices where consecutive
+        self.scratch: list[Any] = []  # arrays the forward gathers operands into (None: a view)
         self.signs: Floats | None = None
         self.edges: list[tuple[int, Any] | None] = []
         self.ctx: Context | None = None
@@ -405,13 +407,17 @@ class _Group:
         return grads if self.plain else [grads[i] for i in self.positions]
 
 
-class _Gather(NamedTuple):
+class _Gather:
     """Gradients of several nodes, each the ordered sum of its contribution slots."""
 
-    targets: Any  # where the sums go: rows (a slice when consecutive)
-    slots: Indices  # (uses, nodes): contribution slots, in the order backward adds them
-    shared: tuple[bool, ...]  # (batched) per use: the same contribution for every sample
-    wide: bool  # (batched) write whole rows (else the first column: the samples share the sums)
+    __slots__ = ("scratch", "shared", "slots", "targets", "wide")
+
+    def __init__(self, targets: Any, slots: Indices, shared: tuple[bool, ...], wide: bool) -> None:
+        self.targets = targets  # where the sums go: rows (a slice when consecutive)
+        self.slots = slots  # (uses, nodes): contribution slots, in the order backward adds them
+        self.shared = shared  # (batched) per use: the same contribution for every sample
+        self.wide = wide  # (batched) write whole rows (else the first column: the samples share the sums)
+        self.scratch: Any = None  # the array its contributions are taken into, when there are several
 
 
 # Where a group's backward writes an operand's contributions (``_Group.edges``): contribution
@@ -686,6 +692,7 @@ class CompiledStep:
                 signs = np.array([[s for _, s, _ in col] for col in cols]).T.copy()
                 # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
                 grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self._batched)
+                grp.rows = grp.args
                 if key[3]:
                     rows = list(zip(*cols))  # (terms, nodes)
                     to = straight([c for row in rows for c, _, _ in row])
@@ -741,6 +748,7 @@ class CompiledStep:
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
         self.num_nodes = len(nodes)  # traced nodes the loss depends on
         self.num_groups = len(self._groups)  # numpy kernels per forward pass
+        self._scratch(())
         with np.errstate(all="ignore"):
             for grp, node in to_probe:
                 _probe(grp, node, self._probe_shape)
@@ -804,6 +812,22 @@ class CompiledStep:
         an unbatched array as it is."""
         return arr[:, :1] if arr.ndim == 2 else arr
 
+    def _scratch(self, tail: tuple[int, ...]) -> None:
+        """The arrays a step reuses from call to call, for rows of shape ``tail`` (``(batch,)``):
+        each group's gathered operands, and the parameters' gradients.  Fresh arrays of a batch's
+        size at every step would cost more than the copies into them (the allocator hands large
+        ones back to the system and page-faults them in again)."""
+        np = _numpy()
+        for _, grp in self._groups:
+            width = (1,) * len(tail) if grp.shared else tail  # a shared group: the first column
+            grp.scratch = [None if type(r) is slice else np.empty(r.shape + width) for r in grp.rows]
+        for gather in [*self._param_gathers, *(g for gs in self._gathers.values() for g in gs)]:
+            if len(set(gather.shared)) == 1 and len(gather.shared) > 1:  # (_gather's one reduction)
+                gather.scratch = np.empty(
+                    gather.slots.shape + ((1,) * len(tail) if gather.shared[0] else tail)
+                )
+        self._grads: Floats = np.zeros((self._n_p, *tail))  # rows no gradient reaches stay 0
+
     def _param_data(self) -> Floats:
         """The parameters' current ``.data``, read at every call."""
         data: Floats = _numpy().fromiter(map(_DATA, self.params), float, self._n_p)
@@ -820,12 +844,16 @@ class CompiledStep:
             src = first if grp.shared else vals
             if grp.fn is None:  # an ordered sum: (terms, nodes[, batch]), added term by term
                 (idx,) = grp.args
-                terms = src.take(idx, axis=0)
+                # into the group's own array; the indices are in range, so mode="clip" changes nothing
+                terms = src.take(idx, axis=0, out=grp.scratch[0], mode="clip")
                 if grp.signs is not None:
                     terms *= grp.signs
                 out = _ordered_sum(np, terms.reshape(idx.shape[0], -1)).reshape(idx.shape[1], *src.shape[1:])
             else:
-                operands = [src[r] if type(r) is slice else src.take(r, axis=0) for r in grp.rows]
+                operands = [
+                    src[r] if buf is None else src.take(r, axis=0, out=buf, mode="clip")
+                    for r, buf in zip(grp.rows, grp.scratch)
+                ]
                 out = grp.call_forward(operands)
             (vals if grp.wide else first)[grp.start : grp.stop] = out  # a shared row is broadcast
 
@@ -838,7 +866,7 @@ class CompiledStep:
         slots, shared, rows = gather.slots, gather.shared, gather.targets
         if len(shared) > 1 and len(set(shared)) == 1:  # one kind: one reduction over the uses
             src = first if shared[0] else contrib
-            (u, k), terms = slots.shape, src.take(slots, axis=0)
+            (u, k), terms = slots.shape, src.take(slots, axis=0, out=gather.scratch, mode="clip")
             dest[rows] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
             return
         # Mixed, or one use: added in place, left to right, the leading shared ones on one column
@@ -864,7 +892,7 @@ class CompiledStep:
         np = _numpy()
         gvals, contrib = self._gvals, self._contrib
         g_first = self._first(gvals)
-        grads: Floats = np.zeros((self._n_p, *gvals.shape[1:]))
+        grads = self._grads
         to = (contrib, self._first(contrib), gvals, g_first, grads)  # indexed by _CONTRIB, ..., _GRADS
         groups = self._groups
         i = len(groups) - 1
@@ -906,7 +934,7 @@ class CompiledStep:
         self._load(inputs)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
-            grads = self._backward()
+            grads = self._backward().copy()
         return float(self._vals[self._root]), grads
 
     def forward(self, *inputs: Any) -> float:
@@ -976,6 +1004,8 @@ class BatchedStep(CompiledStep):
         self._gvals = np.zeros((self._slots, batch))
         self._gvals[self._root] = 1.0
         self._contrib = np.zeros((self._n_contrib, batch))
+        self._scratch((batch,))
+        self._by_sample: Floats = np.empty((batch, self._n_p))  # the gradients, one row per sample
         self.batch_size = batch
 
     def _load(self, inputs: tuple[Any, ...]) -> None:
@@ -1023,8 +1053,9 @@ class BatchedStep(CompiledStep):
         self._load(inputs)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
-            per_sample = self._backward()
-            grads = self._reduce(np.ascontiguousarray(per_sample.T))
+            by_sample = self._by_sample
+            np.copyto(by_sample, self._backward().T)
+            grads = self._reduce(by_sample)
             loss = self._reduce(self._vals[self._root][:, None])
         return float(loss[0]), grads
 
