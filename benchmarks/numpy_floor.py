@@ -1,9 +1,11 @@
-"""The floor: micrograd's demo training step, vectorised by hand with numpy.
+"""The floor: the benchmark's training, vectorised by hand with numpy.
 
-Same data, same initial weights (drawn as micrograd 0.1.0's MLP draws them),
-same loss, same derivative conventions (relu'(0) = 0) and the same SGD
-schedule as ``workloads.train_step``, so its loss trajectory matches the
-engines' up to float summation order.  Runs inside a worker process.
+``train_step``: micrograd's demo step, with the same data, initial weights
+(drawn as micrograd 0.1.0's MLP draws them), loss, derivative conventions
+(relu'(0) = 0) and SGD schedule as ``workloads.train_step``.  ``digits_epoch``:
+issue 15's digits training, the same model, loss, Adam and batches as
+``workloads.digits_epoch``.  Their loss trajectories match the engines' up to
+float summation order.  Runs inside a worker process.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from time import perf_counter
 from typing import Any
 
+import digits
 from moons import initial_weights, learning_rate, make_moons
 
 ALPHA = 1e-4  # the demo's L2 weight
@@ -55,4 +58,50 @@ def train_step(n_points: int, steps: int) -> dict[str, Any]:
             p -= lr * (g + 2 * ALPHA * p)  # in place: w1..b3 are these arrays
         samples.append(perf_counter() - t0)
         losses.append(float(loss))
+    return {"samples": samples, "loss": losses}
+
+
+def digits_epoch(epochs: int, limit: int | None = None) -> dict[str, Any]:
+    """``workloads.digits_epoch`` in plain numpy: the MLP's forward and backward by hand (relu,
+    then linear logits; softmax cross-entropy, averaged over the batch) and ``nn.optim.Adam``'s
+    update (PyTorch's formulas, default betas and eps), over whole arrays; each epoch timed."""
+    import numpy as np
+
+    try:
+        images, onehot = digits.training_set(limit)
+    except ImportError:
+        return {"samples": [], "status": digits.NO_SKLEARN}
+    (w1, b1), (w2, b2) = [(np.array(rows), np.array(biases)) for rows, biases in digits.initial_weights()]
+    params = [w1, b1, w2, b2]
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    samples: list[float] = []
+    losses: list[float] = []
+    t = 0
+    for epoch in range(epochs):
+        t0 = perf_counter()
+        for idx in digits.epoch_batches(len(images), epoch):
+            x, target = images[idx], onehot[idx]
+            # forward: relu layer, logits, log-softmax (the largest logit subtracted), cross-entropy
+            z1 = x @ w1.T + b1
+            h = np.maximum(z1, 0.0)
+            logits = h @ w2.T + b2
+            shifted = logits - logits.max(axis=1, keepdims=True)
+            logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+            losses.append(float(-(target * logp).sum(axis=1).mean()))
+            # backward: d(loss)/d(logits) = (softmax - onehot) / batch; relu passes where z1 > 0
+            dlogits = (np.exp(logp) - target) / len(idx)
+            dz1 = (dlogits @ w2) * (z1 > 0.0)
+            grads = [dz1.T @ x, dz1.sum(axis=0), dlogits.T @ h, dlogits.sum(axis=0)]
+            # Adam, as nn.optim.Adam: m = lerp(m, g, 1 - beta1), bias corrections, eps outside the sqrt
+            t += 1
+            step_size = digits.LR / (1 - beta1**t)
+            bias_correction2_sqrt = (1 - beta2**t) ** 0.5
+            for p, g, mp, vp in zip(params, grads, m, v):
+                mp += (1 - beta1) * (g - mp)
+                vp *= beta2
+                vp += (1 - beta2) * g * g
+                p -= step_size * mp / (np.sqrt(vp) / bias_correction2_sqrt + eps)  # in place
+        samples.append(perf_counter() - t0)
     return {"samples": samples, "loss": losses}

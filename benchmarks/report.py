@@ -139,6 +139,7 @@ def check_targets(summary: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _measure(t: Target, summary: dict[str, Any]) -> tuple[float | None, bool | None]:
+    """The measured value and whether it meets the goal (None: not measured, or no goal)."""
     rows = summary.get(t.workload, {}).get("rows", {})
     row, base = rows.get(t.row), rows.get(t.baseline)
     if row is None or row["median"] is None:
@@ -158,7 +159,7 @@ def _measure(t: Target, summary: dict[str, Any]) -> tuple[float | None, bool | N
         return speedup, speedup >= t.threshold
     if t.kind == "ratio":
         ratio = row["median"] / base["median"]
-        return ratio, ratio <= t.threshold
+        return ratio, None if t.threshold is None else ratio <= t.threshold
     raise ValueError(f"unknown target kind {t.kind!r} in {t}")
 
 
@@ -226,6 +227,8 @@ def targets_text(targets: list[dict[str, Any]]) -> str:
     lines = []
     for t in targets:
         mark = {True: "met", False: "NOT met", None: "not measured"}[t["met"]]
+        if t["met"] is None and t["value"] is not None:
+            mark = "reported"
         value = "" if t["value"] is None else f" (measured {t['value']:.3g})"
         lines.append(f"- {t['target']}: {mark}{value}")
     return "\n".join(lines)

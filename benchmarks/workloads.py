@@ -5,8 +5,8 @@ this project (which serves the same API), so every function imports
 ``micrograd`` lazily and uses nothing beyond what 0.1.0 has: ``Value`` with
 + * ** relu, ``.data``, ``.grad``, ``._prev``, ``.backward()``, and
 ``micrograd.nn.MLP`` with ``parameters()`` and ``zero_grad()`` (except
-``train_step_compiled`` and ``train_step_compiled_batched``, which measure this
-project's ``micrograd.compile``).
+``train_step_compiled``, ``train_step_compiled_batched`` and ``digits_epoch``, which
+measure this project's ``micrograd.compile``).
 
 Each workload takes keyword parameters (plain JSON values) and returns a
 JSON-ready dict; ``"samples"`` holds the measurements (seconds, or bytes per
@@ -22,6 +22,7 @@ import tracemalloc
 from time import perf_counter
 from typing import Any
 
+import digits
 from moons import LAYER_SIZES, MODEL_SEED, learning_rate, make_moons
 
 
@@ -91,7 +92,11 @@ def train_step_compiled(n_points: int, steps: int) -> dict[str, Any]:
 
 
 def _replay_steps(step: Any, params: list[Any], points: Any, labels: Any, steps: int) -> dict[str, Any]:
-    """``steps`` SGD steps through a compiled step, each timed from the replay to the end of the update."""
+    """``steps`` SGD steps through a compiled step, each timed from the replay to the end of the update.
+    The data are made numpy arrays once, before the steps, as the numpy floor makes them."""
+    import numpy
+
+    points, labels = numpy.array(points, dtype=float), numpy.array(labels, dtype=float)
     samples: list[float] = []
     losses: list[float] = []
     for k in range(steps):
@@ -133,6 +138,47 @@ def train_step_compiled_batched(n_points: int, steps: int) -> dict[str, Any]:
     step = mg_compile(loss_fn, (points[0], labels[0]), params=params, batched=True)
     trace = perf_counter() - t0
     return _replay_steps(step, params, points, labels, steps) | {"trace_s": trace}
+
+
+def digits_epoch(epochs: int, limit: int | None = None) -> dict[str, Any]:
+    """Issue 15's digits training, as ``demos/digits.py`` runs it: MLP(64, [32, 10]) from
+    ``digits.initial_weights``, one image's softmax cross-entropy traced once by
+    ``micrograd.compile(..., batched=True)``, Adam (lr 1e-2) on the mini-batches of 64 of
+    ``digits.epoch_batches``; each epoch timed (slicing the batches, replay, Adam's update).
+    ``limit``: train on that many images only (tiny mode)."""
+    import inspect
+
+    from micrograd import compile as mg_compile
+
+    if "batched" not in inspect.signature(mg_compile).parameters:  # an earlier commit (--baseline)
+        return {"samples": [], "status": NO_BATCHED_COMPILE}
+    try:
+        images, onehot = digits.training_set(limit)
+    except ImportError:
+        return {"samples": [], "status": digits.NO_SKLEARN}
+    from demos.digits import sample_loss
+    from nn import MLP, optim
+
+    model = MLP(digits.LAYER_SIZES[0], list(digits.LAYER_SIZES[1:]))
+    layers = digits.initial_weights()
+    weights = [x for rows, biases in layers for row, b in zip(rows, biases) for x in [*row, b]]
+    params = model.parameters()
+    for p, w in zip(params, weights, strict=True):  # per neuron: its weights, then its bias
+        p.data = w
+    t0 = perf_counter()
+    step = mg_compile(sample_loss(model), (images[0], onehot[0]), params=params, batched=True)
+    trace = perf_counter() - t0
+    opt = optim.Adam(params, lr=digits.LR)
+    samples: list[float] = []
+    losses: list[float] = []
+    for epoch in range(epochs):
+        t0 = perf_counter()
+        for idx in digits.epoch_batches(len(images), epoch):
+            opt.zero_grad()
+            losses.append(step.backward(images[idx], onehot[idx]))  # the batch's mean loss
+            opt.step()
+        samples.append(perf_counter() - t0)
+    return {"samples": samples, "loss": losses, "trace_s": trace}
 
 
 def forward(n_points: int, steps: int) -> dict[str, Any]:

@@ -45,9 +45,10 @@ gradients, the eager engine's loop over the samples, bit for bit.
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from .autograd import topological_order
 from .engine import (
@@ -92,11 +93,18 @@ class CompileError(TypeError):
 
 
 def _numpy() -> Any:
-    try:
-        import numpy
-    except ImportError as e:
-        raise ImportError("micrograd.compile needs numpy: pip install numpy") from e
-    return numpy
+    global _np
+    if _np is None:
+        try:
+            import numpy
+        except ImportError as e:
+            raise ImportError("micrograd.compile needs numpy: pip install numpy") from e
+        _np = numpy
+    return _np
+
+
+_np: Any = None  # numpy, once a step needs it (importing micrograd does not import it)
+_DATA = operator.attrgetter("data")
 
 
 # Sums (a + b, a - b, micrograd.sum) fuse into ordered sums: the sign of each operand after the first.
@@ -312,24 +320,32 @@ def _warn_data_read(what: str, kind: str) -> None:
 class _Group:
     """Nodes of one level with the same op and parameters: one forward call, one backward call.
 
-    ``args`` holds one index array per operand (a sum: one (terms, nodes) matrix);
-    the outputs occupy the slots ``start:stop``; ``edges[k]`` is the range of
-    contribution slots that receives operand k's gradients (None: not needed).
+    ``args`` holds one index array per operand (a sum: one (terms, nodes) matrix), ``rows``
+    the same, or a slice where they are consecutive and the op is the engine's own;
+    the outputs occupy the slots ``start:stop``; ``edges[k]`` says where operand k's
+    gradients go (None: not needed): ``(_CONTRIB or _C_FIRST, slice of contribution slots)``,
+    or straight to the gradient of nodes used once, ``(_GVALS, _G_FIRST or _GRADS, rows)``.
     For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
-    ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward."""
+    ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward.
+    ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``_shared_by_all_samples``)."""
 
     __slots__ = (
         "args",
         "ctx",
         "edges",
         "fn",
+        "narrow",
         "needs",
         "plain",
         "positions",
+        "rows",
+        "scratch",
+        "shared",
         "signs",
         "start",
         "stop",
         "template",
+        "wide",
     )
 
     def __init__(
@@ -342,9 +358,15 @@ class _Group:
         self.plain = self.positions == list(range(len(template)))
         self.start, self.stop = start, stop
         self.args: list[Indices] = []
+        self.rows: list[Any] = []  # the operands' rows for the forward: slices where consecutive
+        self.scratch: list[Any] = []  # arrays the forward gathers operands into (None: a view)
         self.signs: Floats | None = None
-        self.edges: list[tuple[int, int] | None] = []
+        self.edges: list[tuple[int, Any] | None] = []
         self.ctx: Context | None = None
+        # batched: values the same for every sample (computed once, on the first column), written
+        # as whole rows (read by per-sample ops), and contributions the same for every sample
+        self.shared = self.narrow = False
+        self.wide = True
 
     def call_forward(self, operands: Sequence[Any]) -> Any:
         """The op's own forward on arrays of operands (one element per node of the group)."""
@@ -385,11 +407,30 @@ class _Group:
         return grads if self.plain else [grads[i] for i in self.positions]
 
 
-class _Gather(NamedTuple):
+class _Gather:
     """Gradients of several nodes, each the ordered sum of its contribution slots."""
 
-    targets: Indices  # where the sums go
-    slots: Indices  # (uses, nodes): contribution slots, in the order backward adds them
+    __slots__ = ("scratch", "shared", "slots", "targets", "wide")
+
+    def __init__(self, targets: Any, slots: Indices, shared: tuple[bool, ...], wide: bool) -> None:
+        self.targets = targets  # where the sums go: rows (a slice when consecutive)
+        self.slots = slots  # (uses, nodes): contribution slots, in the order backward adds them
+        self.shared = shared  # (batched) per use: the same contribution for every sample
+        self.wide = wide  # (batched) write whole rows (else the first column: the samples share the sums)
+        self.scratch: Any = None  # the array its contributions are taken into, when there are several
+
+
+# Where a group's backward writes an operand's contributions (``_Group.edges``): contribution
+# slots, to be gathered (all samples, or the first sample's column when the samples share them),
+# or straight into a gradient: a node's (all samples, or the first column), a parameter's.
+_CONTRIB, _C_FIRST, _GVALS, _G_FIRST, _GRADS = range(5)
+
+
+def _index(np: Any, rows: list[int]) -> Any:
+    """Rows of an array: a slice when they are consecutive (a view, no copy), else an index array."""
+    if rows and rows == list(range(rows[0], rows[0] + len(rows))):
+        return slice(rows[0], rows[0] + len(rows))
+    return np.array(rows, dtype=np.intp)
 
 
 def _ordered_sum(np: Any, m: Floats) -> Floats:
@@ -439,6 +480,45 @@ def _probe(grp: _Group, node: Value, shape: tuple[int, ...] = (2,)) -> None:
             )
 
 
+def _shared_by_all_samples(
+    root: Value,
+    computed: list[Value],
+    operands: dict[Value, list[tuple[Value, float, int]]],
+    ops: dict[Value, type[Function]],
+    inputs: set[Value],
+    needs_grad: dict[Value, bool],
+) -> tuple[set[Value], set[Value], set[int]]:
+    """Batch invariance, for a batched replay (what ``jax.vmap`` does when it leaves unbatched
+    values unbatched): ``(values, gradients, edges)``, the nodes whose value is the same for
+    every sample, the nodes whose gradient is, and the ranks of the edges whose contribution is.
+
+    A value is shared when it depends on no input (only parameters and constants), through the
+    engine's own ops: a user ``Function`` is only ever run on arrays of one shape, as when it was
+    probed, never on a mix of shared and per-sample ones.  Going backward from the loss (whose
+    gradient is 1 for every sample), a sum hands each term ``sign * g``, shared when ``g`` is; any
+    other op's contributions are shared when its operands, its output and ``g`` all are; and a
+    node's gradient is shared when every contribution to it is."""
+    values: set[Value] = set()
+    for v in computed:
+        if (v not in ops or ops[v]._trusted) and all(
+            c in values if c in operands else c not in inputs for c, _, _ in operands[v]
+        ):
+            values.add(v)
+    gradients: set[Value] = {root}
+    varying: set[Value] = set()  # nodes with a contribution that differs between samples
+    edges: set[int] = set()
+    for v in reversed(computed):  # every node after all of its consumers
+        same = v in gradients and v not in varying and (v not in ops or v in values)
+        for c, _, r in operands[v]:
+            if needs_grad.get(c, False):
+                if same:
+                    edges.add(r)
+                    gradients.add(c)
+                else:
+                    varying.add(c)
+    return values, gradients - varying, edges
+
+
 class CompiledStep:
     """A traced loss function replayed with numpy; made by ``compile``.
 
@@ -446,6 +526,7 @@ class CompiledStep:
     """
 
     _probe_shape: tuple[int, ...] = (2,)  # the arrays a user op is tried on while compiling
+    _batched = False  # value arrays are (slots,); a BatchedStep's are (slots, batch)
 
     def __init__(
         self, root: Value, inputs: list[Value], shapes: list[tuple[int, ...]], params: list[Value]
@@ -517,7 +598,21 @@ class CompiledStep:
             level[v] = 1 + max(level.get(c, 0) for c, _, _ in operands[v])
             needs_grad[v] = any(needs_grad.get(c, False) for c, _, _ in operands[v])
 
-        # Group: same level, op, parameters and (for backward) which operands need gradients.
+        # Batched: what every sample shares runs once, on the first sample's column of the arrays.
+        shared, shared_grad, shared_edges = (
+            _shared_by_all_samples(root, computed, operands, ops, set(inputs), needs_grad)
+            if self._batched
+            else (set(), set(), set())
+        )
+        # a group whose contributions are shared runs its backward on the first column too
+        narrow = {v for v in computed if v in shared_grad and (v not in ops or v in shared)}
+        wide = {root}  # shared values read as whole rows: the loss and operands of per-sample ops
+        for v in computed:
+            if v not in shared:
+                wide.update(c for c, _, _ in operands[v])
+
+        # Group: same level, op, parameters, (for backward) which operands need gradients, and
+        # (batched) whether the values and the contributions are shared by the samples.
         templates: dict[Value, tuple[tuple[bool, Any], ...]] = {}
         groups: dict[tuple[Any, ...], list[Value]] = {}
         for v in computed:
@@ -531,10 +626,11 @@ class CompiledStep:
                 except TypeError:
                     constants = (id(v),)  # parameters that cannot be compared: a group of its own
                 key: tuple[Any, ...] = (level[v], ops[v], template if constants else len(template), flags)
-                if constants:
-                    key += (constants,)
             else:
-                key = (level[v], "+", len(operands[v]), needs_grad[v])
+                key, constants = (level[v], "+", len(operands[v]), needs_grad[v]), ()
+            key += (v in shared, v in narrow)
+            if constants:
+                key += (constants,)
             groups.setdefault(key, []).append(v)
         keys = sorted(groups, key=lambda k: k[0])  # stable: ties keep their first-seen order
 
@@ -558,8 +654,31 @@ class CompiledStep:
         self._root_param = param_index.get(root, -1)
         self._n_in, self._n_p, self._n_const = n_in, n_p, len(constants_)
 
-        # The programs, and the contribution slots of every edge whose operand needs a gradient.
+        # Who receives gradients, from which edges (ranks).
+        incoming: dict[Value, list[int]] = {}
+        for v in computed:
+            for c, _, r in operands[v]:
+                if needs_grad.get(c, False):
+                    incoming.setdefault(c, []).append(r)
+
+        def straight(targets: list[Value]) -> tuple[int, list[int]] | None:
+            """Where contributions can go straight into their targets' gradients: each is the
+            target's only one (nothing to add) or unused (a constant's, an input's), the targets
+            all parameters or all nodes whose gradients are read alike; else None."""
+            if not all(len(incoming.get(c, ())) <= 1 for c in targets):
+                return None
+            if all(c in param_index for c in targets):
+                return _GRADS, [param_index[c] for c in targets]
+            read_first = {c in narrow for c in targets if c in incoming}  # first column only?
+            if any(c in param_index for c in targets) or len(read_first) > 1:
+                return None
+            first_column = True in read_first
+            return (_G_FIRST if first_column else _GVALS), [slot[c] for c in targets]
+
+        # The programs, and where the contributions of every edge whose operand needs a gradient go:
+        # straight into the gradient of a node used once, else into contribution slots to be gathered.
         edge_slot: dict[int, int] = {}  # rank -> contribution slot
+        gathered_ranks: set[int] = set()  # edges that go through contribution slots
         n_contrib = 0
         self._groups: list[tuple[int, _Group]] = []
         to_probe: list[tuple[_Group, Value]] = []
@@ -571,14 +690,22 @@ class CompiledStep:
                 cols = [operands[v] for v in members]
                 grp.args = [np.array([[slot[c] for c, _, _ in col] for col in cols], dtype=np.intp).T.copy()]
                 signs = np.array([[s for _, s, _ in col] for col in cols]).T.copy()
-                grp.signs = None if (signs > 0).all() else signs
+                # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
+                grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self._batched)
+                grp.rows = grp.args
                 if key[3]:
-                    size = signs.size
-                    grp.edges = [(n_contrib, n_contrib + size)]
-                    for j, col in enumerate(cols):  # slot of term t of node j: t * len(members) + j
-                        for t, (_, _, r) in enumerate(col):
-                            edge_slot[r] = n_contrib + t * len(members) + j
-                    n_contrib += size
+                    rows = list(zip(*cols))  # (terms, nodes)
+                    to = straight([c for row in rows for c, _, _ in row])
+                    if to is not None:
+                        grp.edges = [(to[0], np.array(to[1], dtype=np.intp).reshape(len(rows), len(members)))]
+                    else:
+                        size = signs.size
+                        grp.edges = [(_C_FIRST if key[5] else _CONTRIB, slice(n_contrib, n_contrib + size))]
+                        for t, row in enumerate(rows):  # slot of term t of node j: t * len(members) + j
+                            for j, (_, _, r) in enumerate(row):
+                                edge_slot[r] = n_contrib + t * len(members) + j
+                                gathered_ranks.add(r)
+                        n_contrib += size
             else:
                 first = members[0]
                 grp = _Group(ops[first], templates[first], start, start + len(members))
@@ -588,62 +715,70 @@ class CompiledStep:
                     np.array([slot[v._prev[k]] for v in members], dtype=np.intp)
                     for k in range(len(first._prev))
                 ]
+                # the engine's ops never write into their operands: views of consecutive rows will do
+                grp.rows = [_index(np, a.tolist()) for a in grp.args] if ops[first]._trusted else grp.args
                 for k, flag in enumerate(flags):
                     if not flag:
                         grp.edges.append(None)
                         continue
-                    grp.edges.append((n_contrib, n_contrib + len(members)))
+                    to = straight([v._prev[k] for v in members])
+                    if to is not None:
+                        grp.edges.append((to[0], _index(np, to[1])))
+                        continue
+                    slots_k = slice(n_contrib, n_contrib + len(members))
+                    grp.edges.append((_C_FIRST if key[5] else _CONTRIB, slots_k))
                     for j, v in enumerate(members):
                         edge_slot[rank[v, k]] = n_contrib + j
+                        gathered_ranks.add(rank[v, k])
                     n_contrib += len(members)
                 if not ops[first]._trusted:
                     to_probe.append((grp, first))
+            grp.shared, grp.narrow = key[4], key[5]
+            grp.wide = not grp.shared or any(v in wide for v in members)
             self._groups.append((key[0], grp))
         self._contrib: Floats = np.zeros(n_contrib)
 
-        # Gradient gathers: each node that needs one (but the root) sums its incoming edges.
-        incoming: dict[Value, list[int]] = {}
-        for v in computed:
-            for c, _, r in operands[v]:
-                if needs_grad.get(c, False):
-                    incoming.setdefault(c, []).append(r)
+        # Gradient gathers: each node whose contributions went to contribution slots sums them.
+        incoming = {c: rs for c, rs in incoming.items() if set(rs) <= gathered_ranks}
         self._gathers: dict[int, list[_Gather]] = {}
-        for lvl, targets in self._by_uses(incoming, computed, level, slot, edge_slot, root):
+        gather = self._by_uses(incoming, edge_slot, shared_edges)
+        for lvl, targets in gather(computed, level, slot, narrow, root):
             self._gathers.setdefault(lvl, []).append(targets)
-        self._param_gathers = [
-            g for _, g in self._by_uses(incoming, params, {}, {p: i for i, p in enumerate(params)}, edge_slot)
-        ]
+        self._param_gathers = [g for _, g in gather(params, {}, {p: i for i, p in enumerate(params)}, set())]
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
         self.num_nodes = len(nodes)  # traced nodes the loss depends on
         self.num_groups = len(self._groups)  # numpy kernels per forward pass
+        self._scratch(())
         with np.errstate(all="ignore"):
             for grp, node in to_probe:
                 _probe(grp, node, self._probe_shape)
 
     @staticmethod
     def _by_uses(
-        incoming: dict[Value, list[int]],
-        nodes: Sequence[Value],
-        level: dict[Value, int],
-        target: dict[Value, int],
-        edge_slot: dict[int, int],
-        root: Value | None = None,
-    ) -> Iterable[tuple[int, _Gather]]:
+        incoming: dict[Value, list[int]], edge_slot: dict[int, int], shared_edges: set[int]
+    ) -> Callable[..., Iterable[tuple[int, _Gather]]]:
+        """Gathers for ``nodes``: one per level, count and kind of contributions, and width."""
         np = _numpy()
-        buckets: dict[tuple[int, int], list[Value]] = {}
-        for v in nodes:
-            if v is not root and v in incoming:
-                buckets.setdefault((level.get(v, 0), len(incoming[v])), []).append(v)
-        for (lvl, _), members in buckets.items():
-            # the eager backward adds a node's contributions in rank order
-            slots = [[edge_slot[r] for r in sorted(incoming[v])] for v in members]
-            yield (
-                lvl,
-                _Gather(
-                    np.array([target[v] for v in members], dtype=np.intp),
-                    np.array(slots, dtype=np.intp).T.copy(),
-                ),
-            )
+
+        def gathers(
+            nodes: Sequence[Value],
+            level: dict[Value, int],
+            target: dict[Value, int],
+            narrow: set[Value],
+            root: Value | None = None,
+        ) -> Iterable[tuple[int, _Gather]]:
+            buckets: dict[tuple[Any, ...], list[Value]] = {}
+            for v in nodes:
+                if v is not root and v in incoming:
+                    # the eager backward adds a node's contributions in rank order
+                    kinds = tuple(r in shared_edges for r in sorted(incoming[v]))
+                    buckets.setdefault((level.get(v, 0), kinds, v not in narrow), []).append(v)
+            for (lvl, kinds, wide), members in buckets.items():
+                slots = [[edge_slot[r] for r in sorted(incoming[v])] for v in members]
+                targets = _index(np, [target[v] for v in members])
+                yield lvl, _Gather(targets, np.array(slots, dtype=np.intp).T.copy(), kinds, wide)
+
+        return gathers
 
     def __repr__(self) -> str:
         return (
@@ -654,7 +789,6 @@ class CompiledStep:
     # ---- running -------------------------------------------------------------------------------
 
     def _load(self, inputs: tuple[Any, ...]) -> None:
-        np = _numpy()
         if len(inputs) != len(self.input_shapes):
             raise ValueError(
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
@@ -670,52 +804,125 @@ class CompiledStep:
                 )
             vals[at : at + size] = arr.ravel()
             at += size
-        vals[at : at + self._n_p] = np.fromiter((p.data for p in self.params), np.float64, self._n_p)
+        vals[at : at + self._n_p] = self._param_data()
+
+    @staticmethod
+    def _first(arr: Floats) -> Floats:
+        """The first sample's column of a batched array (what every sample shares), as a view;
+        an unbatched array as it is."""
+        return arr[:, :1] if arr.ndim == 2 else arr
+
+    def _scratch(self, tail: tuple[int, ...]) -> None:
+        """The arrays a step reuses from call to call, for rows of shape ``tail`` (``(batch,)``):
+        each group's gathered operands, and the parameters' gradients.  Fresh arrays of a batch's
+        size at every step would cost more than the copies into them (the allocator hands large
+        ones back to the system and page-faults them in again)."""
+        np = _numpy()
+        for _, grp in self._groups:
+            width = (1,) * len(tail) if grp.shared else tail  # a shared group: the first column
+            grp.scratch = [None if type(r) is slice else np.empty(r.shape + width) for r in grp.rows]
+        for gather in [*self._param_gathers, *(g for gs in self._gathers.values() for g in gs)]:
+            if len(set(gather.shared)) == 1 and len(gather.shared) > 1:  # (_gather's one reduction)
+                gather.scratch = np.empty(
+                    gather.slots.shape + ((1,) * len(tail) if gather.shared[0] else tail)
+                )
+        self._grads: Floats = np.zeros((self._n_p, *tail))  # rows no gradient reaches stay 0
+
+    def _param_data(self) -> Floats:
+        """The parameters' current ``.data``, read at every call."""
+        data: Floats = _numpy().fromiter(map(_DATA, self.params), float, self._n_p)
+        return data
 
     def _forward(self) -> None:
+        """Every group's values, level by level.  The value arrays hold one number per slot, or
+        (batched) one row of numbers per slot, one per sample: ``take`` gathers whole rows, or
+        for a group whose values the samples share, rows of the first column only."""
         np = _numpy()
         vals = self._vals
-        take = np.take
+        first = self._first(vals)
         for _, grp in self._groups:
-            if grp.fn is None:  # an ordered sum
+            src = first if grp.shared else vals
+            if grp.fn is None:  # an ordered sum: (terms, nodes[, batch]), added term by term
                 (idx,) = grp.args
-                terms = take(vals, idx)
+                # into the group's own array; the indices are in range, so mode="clip" changes nothing
+                terms = src.take(idx, axis=0, out=grp.scratch[0], mode="clip")
                 if grp.signs is not None:
                     terms *= grp.signs
-                vals[grp.start : grp.stop] = _ordered_sum(np, terms)
+                out = _ordered_sum(np, terms.reshape(idx.shape[0], -1)).reshape(idx.shape[1], *src.shape[1:])
             else:
-                vals[grp.start : grp.stop] = grp.call_forward([take(vals, idx) for idx in grp.args])
+                operands = [
+                    src[r] if buf is None else src.take(r, axis=0, out=buf, mode="clip")
+                    for r, buf in zip(grp.rows, grp.scratch)
+                ]
+                out = grp.call_forward(operands)
+            (vals if grp.wide else first)[grp.start : grp.stop] = out  # a shared row is broadcast
+
+    def _gather(self, gather: _Gather, dest: Floats) -> None:
+        """The gradients of ``gather``'s nodes into their rows of ``dest``: each the ordered sum of
+        its contributions, first to last (a contribution the samples share is one column)."""
+        np = _numpy()
+        contrib = self._contrib
+        first = self._first(contrib)
+        slots, shared, rows = gather.slots, gather.shared, gather.targets
+        if len(shared) > 1 and len(set(shared)) == 1:  # one kind: one reduction over the uses
+            src = first if shared[0] else contrib
+            (u, k), terms = slots.shape, src.take(slots, axis=0, out=gather.scratch, mode="clip")
+            dest[rows] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
+            return
+        # Mixed, or one use: added in place, left to right, the leading shared ones on one column
+        # (-0.0 + x is x, and a + b is b + a, bit for bit: the same sums as _ordered_sum's).
+        lead = shared.index(False) if False in shared else len(shared)
+        total = first.take(slots[0], axis=0) if lead else None
+        for row in slots[1:lead]:
+            total = total + first.take(row, axis=0)
+        if lead == len(shared):
+            dest[rows] = total
+            return
+        out = dest[rows] if isinstance(rows, slice) else np.empty((len(rows), *dest.shape[1:]))
+        contrib.take(slots[lead], axis=0, out=out, mode="clip")  # (in range: clip changes nothing)
+        if total is not None:
+            out += total
+        for row, same in zip(slots[lead + 1 :], shared[lead + 1 :]):
+            out += (first if same else contrib).take(row, axis=0)
+        if not isinstance(rows, slice):
+            dest[rows] = out
 
     def _backward(self) -> Floats:
+        """The parameters' gradients (batched: one column per sample), in the eager order."""
         np = _numpy()
         gvals, contrib = self._gvals, self._contrib
-        take = np.take
+        g_first = self._first(gvals)
+        grads = self._grads
+        to = (contrib, self._first(contrib), gvals, g_first, grads)  # indexed by _CONTRIB, ..., _GRADS
         groups = self._groups
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
             for gather in self._gathers.get(lvl, ()):
-                gvals[gather.targets] = _ordered_sum(np, take(contrib, gather.slots))
+                self._gather(gather, gvals if gather.wide else g_first)
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
                 if not any(grp.edges):
                     continue
-                g = gvals[grp.start : grp.stop]
+                # shared contributions: the backward runs once, on the first column
+                g = (g_first if grp.narrow else gvals)[grp.start : grp.stop]
                 if grp.fn is None:  # an ordered sum: each term gets sign * g
-                    (lo, hi), signs = grp.edges[0], grp.signs  # type: ignore[misc]
-                    block = contrib[lo:hi].reshape(grp.args[0].shape)
-                    if signs is None:
-                        block[...] = g
-                    else:
-                        np.multiply(signs, g, out=block)
+                    (dest, rows), signs = grp.edges[0], grp.signs  # type: ignore[misc]
+                    if isinstance(rows, slice):  # contribution slots: (terms, nodes[, batch]), a view
+                        block = to[dest][rows].reshape(*grp.args[0].shape, *g.shape[1:])
+                        if signs is None:
+                            block[...] = g
+                        else:
+                            np.multiply(signs, g, out=block)
+                    else:  # (terms, nodes) rows of gradients
+                        to[dest][rows] = g if signs is None else signs * g
                     continue
                 for edge, dx in zip(grp.edges, grp.call_backward(g)):
                     if edge is not None:
                         # None: no gradient; -0.0 adds nothing, signed zeros included
-                        contrib[edge[0] : edge[1]] = -0.0 if dx is None else dx
-        grads: Floats = np.zeros(self._n_p)
+                        to[edge[0]][edge[1]] = -0.0 if dx is None else dx
         for gather in self._param_gathers:
-            grads[gather.targets] = _ordered_sum(np, take(contrib, gather.slots))
+            self._gather(gather, grads)
         if self._root_param >= 0:
             grads[self._root_param] = 1.0
         return grads
@@ -727,7 +934,7 @@ class CompiledStep:
         self._load(inputs)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
-            grads = self._backward()
+            grads = self._backward().copy()
         return float(self._vals[self._root]), grads
 
     def forward(self, *inputs: Any) -> float:
@@ -763,6 +970,7 @@ class BatchedStep(CompiledStep):
     """
 
     _probe_shape = (2, 2)
+    _batched = True
 
     def __init__(
         self,
@@ -796,10 +1004,11 @@ class BatchedStep(CompiledStep):
         self._gvals = np.zeros((self._slots, batch))
         self._gvals[self._root] = 1.0
         self._contrib = np.zeros((self._n_contrib, batch))
+        self._scratch((batch,))
+        self._by_sample: Floats = np.empty((batch, self._n_p))  # the gradients, one row per sample
         self.batch_size = batch
 
     def _load(self, inputs: tuple[Any, ...]) -> None:
-        np = _numpy()
         if len(inputs) != len(self.input_shapes):
             raise ValueError(
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
@@ -828,62 +1037,7 @@ class BatchedStep(CompiledStep):
         for arr, size in zip(arrays, self._input_sizes):
             vals[at : at + size] = arr.reshape(batch, size).T
             at += size
-        vals[at : at + self._n_p] = np.fromiter((p.data for p in self.params), np.float64, self._n_p)[:, None]
-
-    def _forward(self) -> None:
-        np = _numpy()
-        vals, batch = self._vals, self.batch_size
-        take = np.take
-        for _, grp in self._groups:
-            if grp.fn is None:  # an ordered sum: (terms, nodes, batch), added term by term
-                (idx,) = grp.args
-                terms = take(vals, idx, axis=0)
-                if grp.signs is not None:
-                    terms *= grp.signs[:, :, None]
-                t, k = idx.shape
-                vals[grp.start : grp.stop] = _ordered_sum(np, terms.reshape(t, k * batch)).reshape(k, batch)
-            else:
-                vals[grp.start : grp.stop] = grp.call_forward([take(vals, idx, axis=0) for idx in grp.args])
-
-    def _backward(self) -> Floats:
-        """Each sample's parameter gradients, as a (params, batch) array."""
-        np = _numpy()
-        gvals, contrib, batch = self._gvals, self._contrib, self.batch_size
-        take = np.take
-        groups = self._groups
-
-        def gathered(slots: Indices) -> Floats:
-            u, k = slots.shape
-            return _ordered_sum(np, take(contrib, slots, axis=0).reshape(u, k * batch)).reshape(k, batch)
-
-        i = len(groups) - 1
-        for lvl in range(self._levels, 0, -1):
-            for gather in self._gathers.get(lvl, ()):
-                gvals[gather.targets] = gathered(gather.slots)
-            while i >= 0 and groups[i][0] == lvl:
-                grp = groups[i][1]
-                i -= 1
-                if not any(grp.edges):
-                    continue
-                g = gvals[grp.start : grp.stop]
-                if grp.fn is None:  # an ordered sum: each term gets sign * g
-                    (lo, hi), signs = grp.edges[0], grp.signs  # type: ignore[misc]
-                    block = contrib[lo:hi].reshape(*grp.args[0].shape, batch)
-                    if signs is None:
-                        block[...] = g
-                    else:
-                        np.multiply(signs[:, :, None], g, out=block)
-                    continue
-                for edge, dx in zip(grp.edges, grp.call_backward(g)):
-                    if edge is not None:
-                        # None: no gradient; -0.0 adds nothing, signed zeros included
-                        contrib[edge[0] : edge[1]] = -0.0 if dx is None else dx
-        grads: Floats = np.zeros((self._n_p, batch))
-        for gather in self._param_gathers:
-            grads[gather.targets] = gathered(gather.slots)
-        if self._root_param >= 0:
-            grads[self._root_param] = 1.0
-        return grads
+        vals[at : at + self._n_p] = self._param_data()[:, None]
 
     def _reduce(self, per_sample: Floats) -> Floats:
         """Rows of ``per_sample`` (one per sample) added first to last, then the reduction."""
@@ -899,8 +1053,9 @@ class BatchedStep(CompiledStep):
         self._load(inputs)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
-            per_sample = self._backward()
-            grads = self._reduce(np.ascontiguousarray(per_sample.T))
+            by_sample = self._by_sample
+            np.copyto(by_sample, self._backward().T)
+            grads = self._reduce(by_sample)
             loss = self._reduce(self._vals[self._root][:, None])
         return float(loss[0]), grads
 

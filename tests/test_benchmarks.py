@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks import digits
 from benchmarks.install_reference import installed_version
 from benchmarks.moons import initial_weights, make_moons
 from benchmarks.report import max_rel_diff
@@ -71,6 +72,13 @@ def test_tiny_run_without_reference(tmp_path: Path) -> None:
     assert chain["status"] == "ok" and chain["build_s"] > 0
     memory = doc["workloads"]["graph_memory"]["rows"]["ours"]
     assert memory["nodes"] > 1000 and memory["retained_bytes"] > 0
+    # the digits epoch: the batched replay and plain numpy train the same model on the same batches
+    digits_rows = doc["workloads"]["digits_epoch"]["rows"]
+    assert digits_rows[batched]["status"] == "ok" and digits_rows["numpy floor"]["status"] == "ok"
+    assert len(digits_rows[batched]["loss"]) == 2  # 128 images: two batches of 64
+    assert digits_rows[batched]["loss_max_rel_diff"] < 1e-12
+    targets = {t["target"]: t for t in doc["targets"]}
+    assert targets["digits: one epoch < 1 s (issue 15)"]["value"] > 0
 
 
 @needs_reference
@@ -133,6 +141,16 @@ def test_initial_weights_follow_micrograd_mlp_shapes() -> None:
     assert [(len(w), len(w[0]), len(b)) for w, b in layers] == [(16, 2, 16), (16, 16, 16), (1, 16, 1)]
     assert layers == initial_weights()  # reseeded each call
     assert all(-1 <= v <= 1 for w, _ in layers for row in w for v in row)
+
+
+def test_digits_batches_and_weights_are_deterministic() -> None:
+    batches = digits.epoch_batches(150, epoch=2)
+    assert [len(b) for b in batches] == [64, 64, 22]
+    assert sorted(i for b in batches for i in b) == list(range(150))  # each image once per epoch
+    assert batches == digits.epoch_batches(150, epoch=2) != digits.epoch_batches(150, epoch=3)
+    layers = digits.initial_weights()
+    assert [(len(w), len(w[0]), len(b)) for w, b in layers] == [(32, 64, 32), (10, 32, 10)]
+    assert layers == digits.initial_weights()
 
 
 def test_max_rel_diff() -> None:

@@ -208,6 +208,111 @@ def test_random_graphs_equal_the_eager_loop(
         assert all(equal(g, e) for g, e in zip(grads.tolist(), e_grads)), (grads, e_grads)
 
 
+# ---- batch invariance: what every sample shares runs once ---------------------------------------
+
+
+def _shared(step: CompiledStep) -> list[tuple[bool, bool]]:
+    """For each group of the plan whose values the samples share: (its contributions are shared too)."""
+    return [grp.narrow for _, grp in step._groups if grp.shared]
+
+
+def _l2(params: Sequence[Value]) -> Value:
+    return 1e-3 * micrograd.sum(p * p for p in params)
+
+
+def _hinge(model: MLP, x: list[Value], t: Value) -> Value:
+    return (1 + -t * model(x)).relu()
+
+
+SHARED_SUBGRAPHS: dict[str, Callable[[MLP], Callable[..., Value]]] = {
+    # the L2 term, added to each sample's loss: computed once, its gradient the same for every sample
+    "L2 term": lambda m: lambda x, t: _hinge(m, x, t) + _l2(m.parameters()),
+    # numbers only (made into constants by the trace), and a parameter through several ops
+    "constants and one parameter": lambda m: (
+        lambda x, t: (
+            _hinge(m, x, t) * (Value(2.0).exp() + Value(0.5).log()) + (m.parameters()[0] * 3).tanh().exp()
+        )
+    ),
+    # a parameter-only node whose gradient differs between samples: computed once, backward per sample
+    "reg * hinge": lambda m: lambda x, t: _l2(m.parameters()) * _hinge(m, x, t) + _hinge(m, x, t),
+    # a loss that is the same for every sample
+    "no input at all": lambda m: lambda x, t: _l2(m.parameters()),
+    # a user Function on a parameter-only node: user ops always run per sample
+    "user op on parameters": lambda m: lambda x, t: _hinge(m, x, t) * Swish.apply(_l2(m.parameters())),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SHARED_SUBGRAPHS))
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_shared_subgraphs_run_once_and_equal_the_eager_loop_bit_for_bit(case: str, reduction: str) -> None:
+    model = MLP(2, [5, 1], seed=7)
+    params = model.parameters()
+    loss_fn = SHARED_SUBGRAPHS[case](model)
+    X, t = moons_batch(64, seed=11)
+    step = mg_compile(loss_fn, (X[0], t[0]), params=params, batched=True, reduction=reduction)
+    narrow = _shared(step)
+    assert narrow, "the plan computes nothing once"
+    if case == "reg * hinge":
+        assert not all(narrow), "the regulariser's gradient differs between samples"
+    elif case != "user op on parameters":
+        assert any(narrow)
+    for size in (1, 7, 64):
+        loss, grads = step(X[:size], t[:size])
+        e_loss, e_grads = eager_loop(loss_fn, (X[:size], t[:size]), params, reduction)
+        assert equal(loss, e_loss), (case, size, loss, e_loss)
+        assert all(equal(g, e) for g, e in zip(grads.tolist(), e_grads)), rel_diff(grads.tolist(), e_grads)
+
+
+def test_an_unbatched_step_has_no_shared_groups_and_the_same_plan() -> None:
+    model = MLP(2, [5, 1], seed=7)
+    loss_fn = SHARED_SUBGRAPHS["L2 term"](model)
+    X, t = moons_batch(1, seed=0)
+    batched = mg_compile(loss_fn, (X[0], t[0]), params=model.parameters(), batched=True)
+    unbatched = mg_compile(loss_fn, (X[0], t[0]), params=model.parameters())
+    assert _shared(unbatched) == [] and len(_shared(batched)) >= 3  # the products, their sum, 1e-3 * sum
+    assert unbatched(X[0], t[0])[0] == batched(X, t)[0]
+
+
+@st.composite
+def with_shared_part(draw: st.DrawFn) -> tuple[Any, Any, str]:
+    """A random graph of the inputs and parameters, and one of the parameters only (so shared
+    by every sample), joined into the loss in one of several ways."""
+    program = draw(programs())
+    shared = draw(programs().filter(lambda p: p[1] == 0))
+    return program, shared, draw(st.sampled_from(["+", "*", "* swish", "- relu"]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    with_shared_part(),
+    st.lists(finite, min_size=7, max_size=7),
+    st.lists(st.lists(finite, min_size=3, max_size=3), min_size=7, max_size=7),
+)
+def test_random_graphs_with_parameter_only_parts_equal_the_eager_loop(
+    programs_: Any, param_data: list[float], samples: list[list[float]]
+) -> None:
+    program, shared, join = programs_
+    params = [Value(d) for d in param_data[: max(program[0], shared[0])]]
+    per_sample, once = build(program, params), build(shared, params)
+
+    def fn(xs: list[Value]) -> Value:
+        a, b = per_sample(xs), once([])
+        if join == "+":
+            return a + b
+        if join == "*":
+            return a * b
+        return a * Swish.apply(b) if join == "* swish" else a - b.relu()
+
+    n_inputs = program[1]
+    X = np.array([s[:n_inputs] for s in samples]).reshape(len(samples), n_inputs)
+    step = mg_compile(fn, (X[0],), params=params, batched=True)
+    for batch in (X, X[:1]):
+        loss, grads = step(batch)
+        e_loss, e_grads = eager_loop(fn, (batch,), params)
+        assert equal(loss, e_loss), (loss, e_loss)
+        assert all(equal(g, e) for g, e in zip(grads.tolist(), e_grads)), (grads, e_grads)
+
+
 def test_wrong_shapes_and_arguments_are_clear_errors() -> None:
     w = Value(1.0)
     step = mg_compile(lambda x, y: micrograd.sum(x) * w - y, ([1.0, 2.0], 0.0), params=[w], batched=True)
