@@ -57,7 +57,7 @@ from .math import sigmoid as _sigmoid
 from .math import sin as _sin
 from .math import sqrt as _sqrt
 from .math import tanh as _tanh
-from .specialise import backward_on_floats, forward_on_floats
+from .specialise import backward_on_floats, forward_on_floats, inline_forward
 
 Number = int | float
 Operand = Union["Value", int, float]
@@ -290,7 +290,7 @@ class Div(Function):
 def _binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Value, Operand], Value]:
     """``self <op> other`` (``other <op> self`` if ``reflected``) as ``fn.apply(self, other)``, a
     number operand becoming a constant leaf.  Written out inline rather than calling ``apply``:
-    these are the hottest lines of the engine (speed tricks 1 and 2, below)."""
+    these are the hottest lines of the engine (speed tricks 1, 2 and 6, below)."""
     forward, name = fn._float_forward, fn.name
 
     def method(self: Value, other: Operand) -> Value:
@@ -303,6 +303,8 @@ def _binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Val
             return _watched(node, (self, other), fn, None)  # inside no_grad or detect_anomaly
         node._prev, node._op, node._fn, node._ctx = (self, other), name, fn, None
         return node
+
+    method = inline_forward(method, fn.forward)  # speed trick 6
 
     def reflected_method(self: Value, other: Operand) -> Value:
         return method(other if type(other) is Value else _operand(other), self)
@@ -323,6 +325,7 @@ def _unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
         node._prev, node._op, node._fn, node._ctx = (self,), name, fn, None
         return node
 
+    method = inline_forward(method, fn.forward)  # speed trick 6
     method.__doc__ = doc
     return method
 
@@ -976,6 +979,9 @@ def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> V
     return _node(Sum, Sum._float_forward(_ENGINE_CTX, *numbers), tuple(operands), None)
 
 
+dot = inline_forward(dot, Mul.forward)  # speed trick 6
+
+
 # ---- nodes built by hand, the lecture's way -----------------------------------------------
 
 
@@ -1033,6 +1039,9 @@ def _no_rule_error(node: Value) -> RuntimeError:
 # Speed trick 5: the float path runs the engine's own ops' backward rewritten, when the class
 #   is made, as a function of floats (g, output, *inputs): the same source with ctx.inputs and
 #   ctx.output turned into parameters, so no Context is filled per node (micrograd/specialise.py).
+# Speed trick 6: the methods that build the engine's own ops' nodes (_binary_method's,
+#   _unary_method's, micrograd.dot) are compiled again with the op's forward expression in
+#   place of the call to forward (specialise.inline_forward): a Python call less per node.
 
 _new_value = object.__new__
 _new_ctx = object.__new__

@@ -1,14 +1,16 @@
 """The engine's own ops, specialised to floats: a speed trick of the engine's float path.
 
 Each op writes ``forward`` and ``backward`` once, for floats, Values and arrays
-alike.  On floats, two things in them cost more than the arithmetic: filling a
-Context for every node so that ``backward`` can read ``ctx.inputs`` and
-``ctx.output``, and calling ``where``.  So, when an op's class is made, its same
-source is rewritten:
+alike.  On floats, three things cost more than the arithmetic: filling a Context
+for every node so that ``backward`` can read ``ctx.inputs`` and ``ctx.output``,
+calling ``where``, and calling ``forward`` at all.  So the same source is rewritten:
 
 - ``backward_on_floats``: ``backward(ctx, g)`` becomes ``rule(g, output, *inputs)``,
   where ``ctx.inputs`` is the inputs' parameters and ``ctx.output`` the output's;
-- both: ``where(cond, a, b)`` (``micrograd.math.where``) becomes ``a if cond else b``:
+- ``inline_forward``: in the engine's methods that build a node (``Value.__mul__``,
+  ``relu``, ``micrograd.dot``, ...), the call of the op's ``forward`` becomes the
+  expression that ``forward`` returns;
+- all: ``where(cond, a, b)`` (``micrograd.math.where``) becomes ``a if cond else b``:
   on floats ``cond`` is a bool, and the float math returns inf or nan rather than
   raising, so skipping the branch not taken changes nothing but the time.
 
@@ -17,7 +19,8 @@ numbers (a traceback points at the real source); the tests check every rewritten
 op against the source it came from, bit for bit.  What cannot be rewritten (a
 ``backward`` that reads anything else of ``ctx``, or code whose source is not
 available) is not: ``backward_on_floats`` returns None and the engine calls the
-op's own ``backward`` with a Context, as for any other op.
+op's own ``backward`` with a Context, as for any other op; ``inline_forward``
+leaves the call in place.
 
 >>> def forward(ctx, a, b):
 ...     return a * b
@@ -30,12 +33,14 @@ op's own ``backward`` with a Context, as for any other op.
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
+import copy
 import inspect
 import textwrap
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from .math import where
 
@@ -43,6 +48,7 @@ _OUTPUT = "_output"  # the parameters the rewrite adds (underscored: an op's own
 _INPUTS = "_inputs"  # the inputs of an op that takes any number of them, as one tuple
 
 Fn = Callable[..., Any]
+F = TypeVar("F", bound=Fn)
 
 
 def forward_on_floats(forward: Fn) -> Fn:
@@ -52,7 +58,7 @@ def forward_on_floats(forward: Fn) -> Fn:
         return forward
     rewrite = _Rewrite(None, None, _inlines_where(forward))
     tree.body = [rewrite.visit(stmt) for stmt in tree.body]
-    return _compiled(tree, forward) if rewrite.changed else forward
+    return _compiled(tree, forward, f"{forward.__qualname__} (on floats)") if rewrite.changed else forward
 
 
 def backward_on_floats(forward: Fn, backward: Fn) -> Fn | None:
@@ -78,34 +84,90 @@ def backward_on_floats(forward: Fn, backward: Fn) -> Fn | None:
         kwarg=None,
         defaults=[],
     )
-    return _compiled(tree, backward)
+    tree.returns = None
+    return _compiled(tree, backward, f"{backward.__qualname__} (on floats)")
+
+
+def inline_forward(func: F, forward: Fn, name: str = "forward") -> F:
+    """``func`` with each call ``name(ctx, *args)`` replaced by what the op's ``forward``
+    returns, its parameters bound to the arguments: no call per node.  ``func`` itself when
+    ``forward`` is not one ``return`` of an expression, or an argument is more than a name,
+    an attribute or a constant (it could then be computed twice), or a name would clash.
+
+    >>> def forward(ctx, a, b):
+    ...     return a * b
+    >>> def area(w, h):
+    ...     return forward(None, w, h)
+    >>> inline_forward(area, forward)(3.0, 4.0), "forward" in inline_forward(area, forward).__code__.co_names
+    (12.0, False)
+    """
+    ftree, tree = _tree(forward), _tree(func)
+    if ftree is None or tree is None or forward.__globals__ is not func.__globals__:
+        return func
+    ftree.body = [_Rewrite(None, None, _inlines_where(forward)).visit(stmt) for stmt in ftree.body]
+    body = ftree.body[1:] if ast.get_docstring(ftree) is not None else ftree.body
+    args = ftree.args
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or args.vararg:
+        return func
+    ctx, *params = (a.arg for a in args.args)
+    expression = body[0].value
+    free = {n.id for n in ast.walk(expression) if isinstance(n, ast.Name)} - set(params)
+    taken = {
+        n.id if isinstance(n, ast.Name) else n.arg
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Name, ast.arg))
+    }
+    if ctx in free or free & taken:  # a name forward reads that means something else in func
+        return func
+    inliner = _Inline(name, params, expression)
+    tree = inliner.visit(tree)
+    return _compiled(tree, func, func.__qualname__) if inliner.inlined else func  # type: ignore[return-value]
 
 
 def _tree(func: Fn) -> ast.FunctionDef | None:
     """The definition of ``func``, if its source is there and it is a plain function."""
     code = getattr(func, "__code__", None)
-    if code is None or code.co_freevars:  # (a closure's variables would not be there)
+    if code is None:
         return None
     try:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):  # no source file (frozen, or typed in at the prompt)
         return None
     tree = ast.parse(source).body[0]
-    if not isinstance(tree, ast.FunctionDef) or tree.args.defaults or tree.args.kwonlyargs:
+    if not isinstance(tree, ast.FunctionDef) or tree.args.kwonlyargs:
         return None
+    if not all(isinstance(d, ast.Constant) for d in tree.args.defaults):
+        return None  # (defaults are computed again: only constants come out the same)
     ast.increment_lineno(tree, code.co_firstlineno - 1)  # both count from the first decorator
     tree.decorator_list = []
-    tree.returns = None
     return tree
 
 
-def _compiled(tree: ast.FunctionDef, original: Fn) -> Fn:
-    """``tree`` compiled in ``original``'s module and file."""
-    module = ast.fix_missing_locations(ast.Module(body=[tree], type_ignores=[]))
+def _compiled(tree: ast.FunctionDef, original: Fn, qualname: str) -> Fn:
+    """``tree`` compiled in ``original``'s module and file, with ``original``'s closure."""
+    freevars = original.__code__.co_freevars
+    body: list[ast.stmt] = [tree]
+    if freevars:  # a closure: made again inside a function that takes its variables
+        outer = ast.parse(f"def _closure({', '.join(freevars)}):\n    return {tree.name}").body[0]
+        assert isinstance(outer, ast.FunctionDef)
+        outer.body.insert(0, tree)
+        body = [ast.copy_location(outer, tree)]
+    module = ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
     namespace: dict[str, Any] = {}
-    exec(compile(module, original.__code__.co_filename, "exec"), original.__globals__, namespace)
-    func: Fn = namespace[tree.name]
-    func.__qualname__ = f"{original.__qualname__} (on floats)"
+    code = compile(
+        module,
+        original.__code__.co_filename,
+        "exec",
+        flags=__future__.annotations.compiler_flag,
+        dont_inherit=True,
+    )
+    exec(code, original.__globals__, namespace)
+    if freevars:
+        cells = original.__closure__ or ()
+        func: Fn = namespace["_closure"](*[cell.cell_contents for cell in cells])
+    else:
+        func = namespace[tree.name]
+    func.__qualname__ = qualname
     return func
 
 
@@ -148,3 +210,34 @@ class _Rewrite(ast.NodeTransformer):
         self.changed = True
         cond, a, b = node.args
         return ast.copy_location(ast.IfExp(cond, a, b), node)
+
+
+class _Inline(ast.NodeTransformer):
+    """Each call ``name(ctx, *args)`` to ``expression`` with ``params`` bound to ``args``."""
+
+    def __init__(self, name: str, params: list[str], expression: ast.expr) -> None:
+        self.name, self.params, self.expression = name, params, expression
+        self.inlined = False
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not (isinstance(node.func, ast.Name) and node.func.id == self.name):
+            return node
+        args = node.args[1:]
+        simple = (ast.Name, ast.Attribute, ast.Constant)
+        if node.keywords or len(args) != len(self.params) or not all(isinstance(a, simple) for a in args):
+            return node
+        self.inlined = True
+        inlined: ast.expr = _Bind(dict(zip(self.params, args))).visit(copy.deepcopy(self.expression))
+        return ast.copy_location(inlined, node)
+
+
+class _Bind(ast.NodeTransformer):
+    """Each name of ``bound`` to (a copy of) its expression."""
+
+    def __init__(self, bound: dict[str, ast.expr]) -> None:
+        self.bound = bound
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        value = self.bound.get(node.id)
+        return node if value is None else copy.deepcopy(value)

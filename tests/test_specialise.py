@@ -4,6 +4,7 @@ what it cannot rewrite."""
 
 from __future__ import annotations
 
+import dis
 import importlib
 import inspect
 import math
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 import micrograd
 from micrograd import Context, Function, Value, engine
-from micrograd.specialise import backward_on_floats, forward_on_floats
+from micrograd.specialise import backward_on_floats, forward_on_floats, inline_forward
 
 ENGINE_OPS = [
     fn
@@ -159,3 +160,90 @@ def test_a_user_function_is_not_rewritten_and_still_runs() -> None:
     x = Value(2.0)
     (Cube.apply(x) + micrograd.math.tanh(x)).backward()
     assert x.grad == 12.0 + (1 - math.tanh(2.0) ** 2)
+
+
+# ---- forward inlined into the methods that build nodes (speed trick 6) -------------------------
+
+BINARY_METHODS = [
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+]
+
+
+def _method_code(name: str) -> Any:
+    method = getattr(Value, name)
+    # a reflected method calls the plain one, which is where the node is built
+    inner = dict(zip(method.__code__.co_freevars, method.__closure__ or ())).get("method")
+    return (inner.cell_contents if inner is not None else method).__code__
+
+
+def test_dot_calls_no_forward() -> None:
+    # (dot still assigns Mul's forward to a local, for when inlining cannot be done; it never reads it)
+    reads = [
+        i
+        for i in dis.get_instructions(micrograd.dot)
+        if i.opname.startswith("LOAD") and i.argval == "forward"
+    ]
+    assert reads == []
+
+
+@pytest.mark.parametrize("name", [*BINARY_METHODS, "relu", "__neg__"])
+def test_the_node_building_methods_call_no_forward(name: str) -> None:
+    code = _method_code(name)
+    assert "forward" not in code.co_freevars + code.co_names, f"Value.{name} still calls its op's forward"
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=numbers, b=numbers)
+def test_inlined_methods_equal_the_ops_forward(a: float, b: float) -> None:
+    ops = {"__add__": engine.Add, "__sub__": engine.Sub, "__mul__": engine.Mul, "__truediv__": engine.Div}
+    for name, fn in ops.items():
+        assert _same(getattr(Value(a), name)(Value(b)).data, fn.forward(None, a, b)), (name, a, b)
+        reflected = "__r" + name[2:]
+        assert _same(getattr(Value(b), reflected)(a).data, fn.forward(None, a, b)), (reflected, a, b)
+    assert _same(Value(a).relu().data, engine.ReLU.forward(None, a))
+    assert _same((-Value(a)).data, engine.Neg.forward(None, a))
+    ws, xs = [Value(a), Value(b), Value(a)], [b, a, -b]
+    assert _same(micrograd.dot(ws, xs, b).data, micrograd.sum([w * x for w, x in zip(ws, xs)], b).data)
+
+
+def test_what_cannot_be_inlined_is_called(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "inlining_cases.py").write_text(
+        "from math import sqrt\n"
+        "\n"
+        "def two_statements(ctx, a):\n"
+        "    b = a * 2\n"
+        "    return b\n"
+        "\n"
+        "def reads_sqrt(ctx, a):\n"
+        "    return sqrt(a)\n"
+        "\n"
+        "def scale(ctx, a):\n"
+        "    return a * 3\n"
+        "\n"
+        "def calls(x):\n"
+        "    return forward(None, x)\n"
+        "\n"
+        "def computed_argument(x):\n"
+        "    return forward(None, x + 1)\n"
+        "\n"
+        "def clash(x, sqrt):\n"
+        "    return forward(None, x) + sqrt\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cases = importlib.import_module("inlining_cases")
+    assert inline_forward(cases.calls, cases.two_statements) is cases.calls
+    assert (
+        inline_forward(cases.computed_argument, cases.scale) is cases.computed_argument
+    )  # (inlined, x + 1 could be computed twice)
+    assert inline_forward(cases.clash, cases.reads_sqrt) is cases.clash  # sqrt means another thing there
+    assert inline_forward(cases.calls, engine.Mul.forward) is cases.calls  # another module's names
+    inlined = inline_forward(cases.calls, cases.scale)
+    assert inlined is not cases.calls and "forward" not in inlined.__code__.co_names
+    assert inlined(2.0) == 6.0
