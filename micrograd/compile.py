@@ -61,6 +61,7 @@ from .engine import (
     Value,
     _accumulated,
     _HandWritten,
+    _hooks_of,
     _new_ctx,
     _vjp,
 )
@@ -138,7 +139,7 @@ def _template(args: Sequence[Any]) -> tuple[tuple[bool, Any], ...]:
 
 def _unreplayable(node: Value) -> str | None:
     """Why ``node`` cannot be replayed on arrays, or None."""
-    if getattr(node, "_extra", {}).get("hooks"):
+    if _hooks_of(node):
         return (
             f"a Value ({node!r}) has hooks (register_hook), which only the eager engine calls; "
             "remove them (handle.remove()) before compiling, or train eagerly"
@@ -555,7 +556,7 @@ class CompiledStep:
         sums: dict[Value, float] = {}
         for v in nodes:
             if not computed_here(v):
-                if getattr(v, "_extra", {}).get("hooks"):
+                if _hooks_of(v):
                     raise CompileError(f"cannot replay the traced graph: {_unreplayable(v)}")
                 continue
             why = _unreplayable(v)

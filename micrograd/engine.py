@@ -301,7 +301,7 @@ def _binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Val
         node.grad = 0.0
         if _watched_threads and get_ident() in _watched_threads:
             return _watched(node, (self, other), fn, None)  # inside no_grad or detect_anomaly
-        node._prev, node._op, node._fn, node._ctx = (self, other), name, fn, None
+        node._prev, node._op, node._fn, node._extra = (self, other), name, fn, None
         return node
 
     method = inline_forward(method, fn.forward)  # speed trick 6
@@ -322,7 +322,7 @@ def _unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
         node.grad = 0.0
         if _watched_threads and get_ident() in _watched_threads:
             return _watched(node, (self,), fn, None)
-        node._prev, node._op, node._fn, node._ctx = (self,), name, fn, None
+        node._prev, node._op, node._fn, node._extra = (self,), name, fn, None
         return node
 
     method = inline_forward(method, fn.forward)  # speed trick 6
@@ -345,16 +345,14 @@ class Value:
     4.0
     """
 
-    __slots__ = ("data", "grad", "_prev", "_op", "_fn", "_ctx", "_label", "_extra")
+    __slots__ = ("data", "grad", "_prev", "_op", "_fn", "_extra")
 
     data: float
     grad: float
     _prev: tuple[Value, ...]  # the operands, in order
     _op: str  # the op's name, for printing
     _fn: type[Function] | None  # the op (None for a leaf)
-    _ctx: Any  # what its forward left for its backward (see _apply)
-    _label: str  # (the property label's; unset until a label is given: speed trick 1)
-    _extra: dict[str, Any]  # hooks, and where detect_anomaly saw it made; unset on most nodes
+    _extra: _Extra | None  # what few nodes have: what the op kept for backward, a label, hooks
 
     def __init__(self, data: Number, _children: Iterable[Value] = (), _op: str = "", label: str = "") -> None:
         self.data = _to_float(data)
@@ -367,7 +365,7 @@ class Value:
             raise TypeError(f"_op must be a str, got {type(_op).__name__}: {_op!r}")
         self._op = _op
         self._fn = None  # a node built by hand gets its rule as a `_backward` closure (the lecture's way)
-        self._ctx = None
+        self._extra = None
         self.label = label
 
     __add__ = _binary_method(Add)  # self + other, that is Add.apply(self, other)
@@ -423,13 +421,21 @@ class Value:
     @property
     def label(self) -> str:
         """A name for pictures and messages ("" for none)."""
-        return getattr(self, "_label", "")
+        extra = self._extra
+        return "" if extra is None else extra.label
 
     @label.setter
     def label(self, label: str) -> None:
         if not isinstance(label, str):
             raise TypeError(f"label must be a str, got {type(label).__name__}: {label!r}")
-        self._label = label
+        if label or self._extra is not None:
+            _extra_of(self).label = label
+
+    @property
+    def _ctx(self) -> Any:
+        """What the node's op kept for its backward (speed trick 3); None for most nodes."""
+        extra = self._extra
+        return None if extra is None else extra.ctx
 
     def __repr__(self) -> str:
         extra = f", label={self.label!r}" if self.label else ""
@@ -457,7 +463,8 @@ class Value:
     def _backward(self, closure: Callable[[], None]) -> None:
         if not callable(closure):
             raise TypeError(f"_backward must be a function of no arguments, got {type(closure).__name__}")
-        self._fn, self._ctx = _HandWritten, closure
+        self._fn = _HandWritten
+        _extra_of(self).ctx = closure
 
     def _chain_step(self) -> None:
         if self._fn is None:
@@ -587,11 +594,10 @@ class Value:
         """
         if not callable(hook):
             raise TypeError(f"register_hook needs a function of the gradient, got {type(hook).__name__}")
-        try:
-            extra = self._extra
-        except AttributeError:
-            extra = self._extra = {}
-        extra.setdefault("hooks", []).append(hook)
+        extra = _extra_of(self)
+        if extra.hooks is None:
+            extra.hooks = []
+        extra.hooks.append(hook)
         _HOOKS[0] += 1
         return RemovableHandle(self, hook)
 
@@ -658,7 +664,7 @@ def _backpropagate(grads: dict[Value, Any], create_graph: bool, into_grad: bool)
             continue  # a leaf
         prev = node._prev
         rule = fn._float_backward
-        if not fast or rule is None or node._ctx is not None:
+        if not fast or rule is None or node._extra is not None:
             received = _vjp(node, g, create_graph)
             if watch and get_ident() in _anomaly_threads:
                 _check_finite(node, g, received, grads)
@@ -973,7 +979,7 @@ def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> V
         node: Value = _new_value(Value)
         node.data = product = forward(_ENGINE_CTX, w.data, x.data)
         node.grad = 0.0
-        node._prev, node._op, node._fn, node._ctx = (w, x), "*", Mul, None
+        node._prev, node._op, node._fn, node._extra = (w, x), "*", Mul, None
         operands.append(node)
         numbers.append(product)
     return _node(Sum, Sum._float_forward(_ENGINE_CTX, *numbers), tuple(operands), None)
@@ -1025,8 +1031,9 @@ def _no_rule_error(node: Value) -> RuntimeError:
 
 # ---- below the reading path: what makes it fast (and checks it) ---------------------------
 #
-# Speed trick 1: building a node is object.__new__ plus slot stores, skipping __init__'s checks;
-#   the label's slot is left unset until a label is given (fewer stores, less for gc to visit).
+# Speed trick 1: building a node is object.__new__ plus slot stores, skipping __init__'s checks.
+#   What few nodes have (a label, hooks, what a user op kept) lives in one _Extra, None on most
+#   nodes: six slots, 80 bytes a node, and less for the cyclic garbage collector to visit.
 # Speed trick 2: the engine's own ops on Values (the methods made by _unary_method and
 #   _binary_method, Value's other methods and micrograd.sum) skip _apply's sorting of Values
 #   from numbers and give forward a shared, empty Context: the engine's forwards neither save
@@ -1045,6 +1052,34 @@ def _no_rule_error(node: Value) -> RuntimeError:
 
 _new_value = object.__new__
 _new_ctx = object.__new__
+
+
+class _Extra:
+    """A node's ``_extra`` (speed trick 1): what its op kept for backward (``ctx``, speed
+    trick 3; or a hand-written ``_backward`` closure), its label, its hooks, and where
+    ``detect_anomaly`` saw it made."""
+
+    __slots__ = ("ctx", "label", "hooks", "origin")
+
+    def __init__(self, ctx: Any = None) -> None:
+        self.ctx = ctx
+        self.label = ""
+        self.hooks: list[Callable[[Any], Any]] | None = None
+        self.origin: str | None = None
+
+
+def _extra_of(node: Value) -> _Extra:
+    extra = node._extra
+    if extra is None:
+        extra = node._extra = _Extra()
+    return extra
+
+
+def _hooks_of(node: Value) -> list[Callable[[Any], Any]] | None:
+    extra = node._extra
+    return None if extra is None else extra.hooks
+
+
 _ALL_INPUTS: dict[int, tuple[bool, ...]] = {}  # needs_input_grad of an op whose inputs are all Values
 
 
@@ -1077,7 +1112,7 @@ def _leaf(data: float) -> Value:
     out: Value = _new_value(Value)
     out.data = data
     out.grad = 0.0
-    out._prev, out._op, out._fn, out._ctx = (), "", None, None
+    out._prev, out._op, out._fn, out._extra = (), "", None, None
     return out
 
 
@@ -1088,7 +1123,7 @@ def _node(fn: type[Function], data: float, prev: tuple[Value, ...], kept: Any) -
     out.grad = 0.0
     if _watched_threads and get_ident() in _watched_threads:
         return _watched(out, prev, fn, kept)
-    out._prev, out._op, out._fn, out._ctx = prev, fn.name, fn, kept
+    out._prev, out._op, out._fn, out._extra = prev, fn.name, fn, None if kept is None else _Extra(kept)
     return out
 
 
@@ -1242,7 +1277,9 @@ class RemovableHandle:
     def remove(self) -> None:
         node, self._node = self._node, None
         if node is not None:
-            node._extra["hooks"].remove(self._hook)
+            hooks = node._extra.hooks if node._extra is not None else None
+            assert hooks is not None
+            hooks.remove(self._hook)
             _HOOKS[0] -= 1
 
     def __enter__(self) -> RemovableHandle:
@@ -1256,19 +1293,19 @@ def _watched(node: Value, prev: tuple[Value, ...], fn: type[Function], kept: Any
     """The slow path of making a node, in a thread inside no_grad (a leaf, marked as made there)
     or detect_anomaly (the node remembers the file and line in your code that made it)."""
     if get_ident() in _no_grad_threads:
-        node._prev, node._op, node._fn, node._ctx = (), _NO_GRAD, None, None
+        node._prev, node._op, node._fn, node._extra = (), _NO_GRAD, None, None
         return node
-    node._prev, node._op, node._fn, node._ctx = prev, fn.name, fn, kept
+    node._prev, node._op, node._fn, node._extra = prev, fn.name, fn, _Extra(kept)
     frame = sys._getframe(1)
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_ENGINE_DIRS):
         frame = frame.f_back
-    node._extra = {"origin": f"{frame.f_code.co_filename}:{frame.f_lineno}"}
+    node._extra.origin = f"{frame.f_code.co_filename}:{frame.f_lineno}"
     return node
 
 
 def _hooked(node: Value, g: Any, create_graph: bool) -> Any:
     """``node``'s gradient after its hooks (each may return a replacement)."""
-    hooks = getattr(node, "_extra", {}).get("hooks")
+    hooks = _hooks_of(node)
     for hook in list(hooks or ()):
         result = hook(g)
         if result is None:
@@ -1283,8 +1320,8 @@ def _hooked(node: Value, g: Any, create_graph: bool) -> Any:
 
 
 def _where(node: Value) -> str:
-    origin: str = getattr(node, "_extra", {}).get("origin", "made outside detect_anomaly()")
-    return origin
+    extra = node._extra
+    return "made outside detect_anomaly()" if extra is None or extra.origin is None else extra.origin
 
 
 def _finite(x: Any) -> bool:
