@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import micrograd
 from micrograd import Context, Function, Value, engine
 from micrograd.specialise import backward_on_floats, forward_on_floats, inline_forward
+from tests.user_ops import Swish
 
 ENGINE_OPS = [
     fn
@@ -145,21 +146,11 @@ def test_only_micrograd_math_where_is_inlined(tmp_path: Path, monkeypatch: pytes
 
 def test_a_user_function_is_not_rewritten_and_still_runs() -> None:
     """User ops keep their own backward, called with a Context (what the rewrite never touches)."""
-
-    class Cube(Function):
-        @staticmethod
-        def forward(ctx: Context, x: Any) -> Any:
-            return x * x * x
-
-        @staticmethod
-        def backward(ctx: Context, g: Any) -> Any:
-            (x,) = ctx.inputs
-            return (3 * x * x * g,)
-
-    assert Cube._float_backward is None
-    x = Value(2.0)
-    (Cube.apply(x) + micrograd.math.tanh(x)).backward()
-    assert x.grad == 12.0 + (1 - math.tanh(2.0) ** 2)
+    assert Swish._float_backward is None and Swish._float_forward is Swish.forward
+    x = Value(0.5)
+    (Swish.apply(x) + micrograd.math.tanh(x)).backward()
+    s = 1 / (1 + math.exp(-0.5))
+    assert x.grad == pytest.approx(s + 0.5 * s * (1 - s) + (1 - math.tanh(0.5) ** 2), rel=1e-15)
 
 
 # ---- forward inlined into the methods that build nodes (speed trick 6) -------------------------
