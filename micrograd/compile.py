@@ -334,6 +334,7 @@ class _Group:
         "ctx",
         "edges",
         "fn",
+        "kept",
         "narrow",
         "needs",
         "plain",
@@ -363,6 +364,7 @@ class _Group:
         self.signs: Floats | None = None
         self.edges: list[tuple[int, Any] | None] = []
         self.ctx: Context | None = None
+        self.kept: Sequence[Any] = ()  # the last backward's gradients (see call_backward)
         # batched: values the same for every sample (computed once, on the first column), written
         # as whole rows (read by per-sample ops), and contributions the same for every sample
         self.shared = self.narrow = False
@@ -400,6 +402,10 @@ class _Group:
             ) from exc
         if not isinstance(grads, (tuple, list)):
             grads = (grads,)
+        # Kept until the next step's backward replaces them, as ``ctx`` keeps the forward's output:
+        # large arrays freed at every step shrink the heap, which the next step page-faults back in;
+        # held, the heap stays as large as a step needs and the next step's arrays reuse it.
+        self.kept = grads
         if len(grads) != len(self.template):
             raise CompileError(
                 f"{fn.name}.backward returned {len(grads)} gradient(s) for {len(self.template)} input(s)"
