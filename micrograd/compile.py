@@ -332,8 +332,12 @@ class _Group:
     __slots__ = (
         "args",
         "ctx",
+        "dest",
         "edges",
+        "flat",
         "fn",
+        "g",
+        "into",
         "kept",
         "narrow",
         "needs",
@@ -346,6 +350,7 @@ class _Group:
         "start",
         "stop",
         "template",
+        "views",
         "wide",
     )
 
@@ -361,6 +366,11 @@ class _Group:
         self.args: list[Indices] = []
         self.rows: list[Any] = []  # the operands' rows for the forward: slices where consecutive
         self.scratch: list[Any] = []  # arrays the forward gathers operands into (None: a view)
+        self.views: list[Any] = []  # (per allocation) the operands that are views, else None
+        self.dest: Any = None  # (per allocation) the value rows the outputs go to
+        self.flat: Any = None  # (per allocation) an ordered sum's rows as one flat view, or None
+        self.g: Any = None  # (per allocation) the gradient rows of the outputs; None: none needed
+        self.into: list[Any] = []  # (per allocation) ``edges`` as arrays to write into (see _scratch)
         self.signs: Floats | None = None
         self.edges: list[tuple[int, Any] | None] = []
         self.ctx: Context | None = None
@@ -439,15 +449,19 @@ def _index(np: Any, rows: list[int]) -> Any:
     return np.array(rows, dtype=np.intp)
 
 
-def _ordered_sum(np: Any, m: Floats) -> Floats:
+def _ordered_sum(np: Any, m: Floats, out: Floats | None = None) -> Floats:
     """The rows of ``m`` added first to last, as a chain of ``+`` adds them, starting from
     -0.0, the identity of addition (the eager engine starts from the first term, and
     -0.0 + x is x exactly, signed zeros included).  numpy reduces the outer axis of a
-    C-ordered array row by row, a single column pairwise (hence accumulate)."""
+    C-ordered array row by row, a single column pairwise (hence accumulate).  ``out``:
+    a 1-D array of ``m``'s row length to write the sums into."""
     if m.shape[0] > 1 and m.shape[1] > 1:
-        return np.add.reduce(m, axis=0, initial=-0.0)  # type: ignore[no-any-return]
+        return np.add.reduce(m, axis=0, initial=-0.0, out=out)  # type: ignore[no-any-return]
     row: Floats = m[0] if m.shape[0] == 1 else np.add.accumulate(m[:, 0])[-1:]
-    return row
+    if out is None:
+        return row
+    out[...] = row
+    return out
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -824,15 +838,45 @@ class CompiledStep:
         size at every step would cost more than the copies into them (the allocator hands large
         ones back to the system and page-faults them in again)."""
         np = _numpy()
+        vals = self._vals
+        first = self._first(vals)
         for _, grp in self._groups:
             width = (1,) * len(tail) if grp.shared else tail  # a shared group: the first column
             grp.scratch = [None if type(r) is slice else np.empty(r.shape + width) for r in grp.rows]
+            # views of the value arrays, made once per allocation rather than at every step
+            src = first if grp.shared else vals
+            grp.views = [src[r] if type(r) is slice else None for r in grp.rows]
+            grp.dest = (vals if grp.wide else first)[grp.start : grp.stop]
+            # an ordered sum adds straight into its rows when they hold exactly its result
+            same = grp.fn is None and grp.dest.shape[1:] == src.shape[1:] and grp.dest.flags.c_contiguous
+            grp.flat = grp.dest.reshape(-1) if same else None
+        self._grads: Floats = np.zeros((self._n_p, *tail))  # rows no gradient reaches stay 0
+        gvals, contrib = self._gvals, self._contrib
+        to = (contrib, self._first(contrib), gvals, self._first(gvals), self._grads)  # by _CONTRIB, ...
+        for _, grp in self._groups:
+            if not any(grp.edges):
+                grp.g, grp.into = None, []
+                continue
+            grp.g = (to[_G_FIRST] if grp.narrow else gvals)[grp.start : grp.stop]
+            # where each operand's contributions go: (array, key), the key ``...`` for a view of them
+            grp.into = [
+                None
+                if edge is None
+                else (to[edge[0]][edge[1]], ...)
+                if type(edge[1]) is slice
+                else (to[edge[0]], edge[1])
+                for edge in grp.edges
+            ]
+            if grp.fn is None and grp.into[0] is not None and grp.into[0][1] is ...:
+                # an ordered sum's contribution slots, (terms, nodes[, batch]) (a view: writes land)
+                block = grp.into[0][0].reshape(*grp.args[0].shape, *grp.g.shape[1:])
+                assert _numpy().shares_memory(block, contrib)
+                grp.into = [(block, ...)]
         for gather in [*self._param_gathers, *(g for gs in self._gathers.values() for g in gs)]:
             if len(set(gather.shared)) == 1 and len(gather.shared) > 1:  # (_gather's one reduction)
                 gather.scratch = np.empty(
                     gather.slots.shape + ((1,) * len(tail) if gather.shared[0] else tail)
                 )
-        self._grads: Floats = np.zeros((self._n_p, *tail))  # rows no gradient reaches stay 0
 
     def _param_data(self) -> Floats:
         """The parameters' current ``.data``, read at every call."""
@@ -854,14 +898,17 @@ class CompiledStep:
                 terms = src.take(idx, axis=0, out=grp.scratch[0], mode="clip")
                 if grp.signs is not None:
                     terms *= grp.signs
+                if grp.flat is not None:  # added up right into the value rows
+                    _ordered_sum(np, terms.reshape(idx.shape[0], -1), grp.flat)
+                    continue
                 out = _ordered_sum(np, terms.reshape(idx.shape[0], -1)).reshape(idx.shape[1], *src.shape[1:])
             else:
                 operands = [
-                    src[r] if buf is None else src.take(r, axis=0, out=buf, mode="clip")
-                    for r, buf in zip(grp.rows, grp.scratch)
+                    view if view is not None else src.take(r, axis=0, out=buf, mode="clip")
+                    for view, r, buf in zip(grp.views, grp.rows, grp.scratch)
                 ]
                 out = grp.call_forward(operands)
-            (vals if grp.wide else first)[grp.start : grp.stop] = out  # a shared row is broadcast
+            grp.dest[...] = out  # a shared row is broadcast
 
     def _gather(self, gather: _Gather, dest: Floats) -> None:
         """The gradients of ``gather``'s nodes into their rows of ``dest``: each the ordered sum of
@@ -896,10 +943,9 @@ class CompiledStep:
     def _backward(self) -> Floats:
         """The parameters' gradients (batched: one column per sample), in the eager order."""
         np = _numpy()
-        gvals, contrib = self._gvals, self._contrib
+        gvals = self._gvals
         g_first = self._first(gvals)
         grads = self._grads
-        to = (contrib, self._first(contrib), gvals, g_first, grads)  # indexed by _CONTRIB, ..., _GRADS
         groups = self._groups
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
@@ -908,25 +954,22 @@ class CompiledStep:
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
-                if not any(grp.edges):
+                if grp.g is None:  # no operand needs a gradient
                     continue
-                # shared contributions: the backward runs once, on the first column
-                g = (g_first if grp.narrow else gvals)[grp.start : grp.stop]
+                g = grp.g  # shared contributions: the backward runs once, on the first column
                 if grp.fn is None:  # an ordered sum: each term gets sign * g
-                    (dest, rows), signs = grp.edges[0], grp.signs  # type: ignore[misc]
-                    if isinstance(rows, slice):  # contribution slots: (terms, nodes[, batch]), a view
-                        block = to[dest][rows].reshape(*grp.args[0].shape, *g.shape[1:])
-                        if signs is None:
-                            block[...] = g
-                        else:
-                            np.multiply(signs, g, out=block)
+                    ((target, key),), signs = grp.into, grp.signs
+                    if signs is None:
+                        target[key] = g
+                    elif key is ...:  # contribution slots: (terms, nodes[, batch]), a view
+                        np.multiply(signs, g, out=target)
                     else:  # (terms, nodes) rows of gradients
-                        to[dest][rows] = g if signs is None else signs * g
+                        target[key] = signs * g
                     continue
-                for edge, dx in zip(grp.edges, grp.call_backward(g)):
-                    if edge is not None:
+                for into, dx in zip(grp.into, grp.call_backward(g)):
+                    if into is not None:
                         # None: no gradient; -0.0 adds nothing, signed zeros included
-                        to[edge[0]][edge[1]] = -0.0 if dx is None else dx
+                        into[0][into[1]] = -0.0 if dx is None else dx
         for gather in self._param_gathers:
             self._gather(gather, grads)
         if self._root_param >= 0:
