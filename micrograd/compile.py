@@ -426,14 +426,37 @@ class _Group:
 class _Gather:
     """Gradients of several nodes, each the ordered sum of its contribution slots."""
 
-    __slots__ = ("scratch", "shared", "slots", "targets", "wide")
+    __slots__ = (
+        "dest",
+        "flat",
+        "lead",
+        "scratch",
+        "shared",
+        "slots",
+        "src",
+        "targets",
+        "to_params",
+        "view",
+        "wide",
+    )
 
     def __init__(self, targets: Any, slots: Indices, shared: tuple[bool, ...], wide: bool) -> None:
         self.targets = targets  # where the sums go: rows (a slice when consecutive)
         self.slots = slots  # (uses, nodes): contribution slots, in the order backward adds them
         self.shared = shared  # (batched) per use: the same contribution for every sample
         self.wide = wide  # (batched) write whole rows (else the first column: the samples share the sums)
-        self.scratch: Any = None  # the array its contributions are taken into, when there are several
+        self.to_params = False  # into the parameters' gradients, not the nodes'
+        # Per allocation (CompiledStep._scratch): the array its contributions are taken into, when
+        # there are several of one kind; where the sums go (``dest``, its rows ``view`` when they
+        # are a slice, ``flat`` when one flat view of them takes a reduction's result); ``lead``,
+        # the count of leading shared contributions (-1: one reduction over all); ``src``, the
+        # contributions the reduction reads, or (mixed) the shared ones' column.
+        self.scratch: Any = None
+        self.dest: Any = None
+        self.view: Any = None
+        self.flat: Any = None
+        self.lead = -1
+        self.src: Any = None
 
 
 # Where a group's backward writes an operand's contributions (``_Group.edges``): contribution
@@ -765,6 +788,8 @@ class CompiledStep:
         for lvl, targets in gather(computed, level, slot, narrow, root):
             self._gathers.setdefault(lvl, []).append(targets)
         self._param_gathers = [g for _, g in gather(params, {}, {p: i for i, p in enumerate(params)}, set())]
+        for g in self._param_gathers:
+            g.to_params = True
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
         self.num_nodes = len(nodes)  # traced nodes the loss depends on
         self.num_groups = len(self._groups)  # numpy kernels per forward pass
@@ -872,11 +897,23 @@ class CompiledStep:
                 block = grp.into[0][0].reshape(*grp.args[0].shape, *grp.g.shape[1:])
                 assert _numpy().shares_memory(block, contrib)
                 grp.into = [(block, ...)]
+        c_first, g_first = self._first(contrib), self._first(gvals)
         for gather in [*self._param_gathers, *(g for gs in self._gathers.values() for g in gs)]:
-            if len(set(gather.shared)) == 1 and len(gather.shared) > 1:  # (_gather's one reduction)
-                gather.scratch = np.empty(
-                    gather.slots.shape + ((1,) * len(tail) if gather.shared[0] else tail)
-                )
+            shared = gather.shared
+            gather.dest = self._grads if gather.to_params else gvals if gather.wide else g_first
+            rows = gather.targets
+            gather.view = gather.dest[rows] if type(rows) is slice else None
+            gather.flat = None
+            if len(set(shared)) == 1 and len(shared) > 1:  # one reduction over the uses
+                gather.lead = -1
+                gather.src = c_first if shared[0] else contrib
+                gather.scratch = np.empty(gather.slots.shape + ((1,) * len(tail) if shared[0] else tail))
+                view = gather.view
+                if view is not None and view.shape[1:] == gather.src.shape[1:] and view.flags.c_contiguous:
+                    gather.flat = view.reshape(-1)
+            else:  # the leading contributions the samples share, added up on one column, then the rest
+                gather.lead = shared.index(False) if False in shared else len(shared)
+                gather.src = c_first
 
     def _param_data(self) -> Floats:
         """The parameters' current ``.data``, read at every call."""
@@ -910,47 +947,46 @@ class CompiledStep:
                 out = grp.call_forward(operands)
             grp.dest[...] = out  # a shared row is broadcast
 
-    def _gather(self, gather: _Gather, dest: Floats) -> None:
-        """The gradients of ``gather``'s nodes into their rows of ``dest``: each the ordered sum of
-        its contributions, first to last (a contribution the samples share is one column)."""
+    def _gather(self, gather: _Gather) -> None:
+        """The gradients of ``gather``'s nodes into their rows of ``gather.dest``: each the ordered
+        sum of its contributions, first to last (a contribution the samples share is one column)."""
         np = _numpy()
-        contrib = self._contrib
-        first = self._first(contrib)
-        slots, shared, rows = gather.slots, gather.shared, gather.targets
-        if len(shared) > 1 and len(set(shared)) == 1:  # one kind: one reduction over the uses
-            src = first if shared[0] else contrib
+        slots, lead, dest, rows = gather.slots, gather.lead, gather.dest, gather.targets
+        if lead < 0:  # one kind: one reduction over the uses
+            src = gather.src
             (u, k), terms = slots.shape, src.take(slots, axis=0, out=gather.scratch, mode="clip")
-            dest[rows] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
+            if gather.flat is not None:
+                _ordered_sum(np, terms.reshape(u, -1), gather.flat)
+            else:
+                dest[rows] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
             return
         # Mixed, or one use: added in place, left to right, the leading shared ones on one column
         # (-0.0 + x is x, and a + b is b + a, bit for bit: the same sums as _ordered_sum's).
-        lead = shared.index(False) if False in shared else len(shared)
+        first, contrib = gather.src, self._contrib
         total = first.take(slots[0], axis=0) if lead else None
         for row in slots[1:lead]:
             total = total + first.take(row, axis=0)
-        if lead == len(shared):
+        if lead == len(slots):
             dest[rows] = total
             return
-        out = dest[rows] if isinstance(rows, slice) else np.empty((len(rows), *dest.shape[1:]))
+        out = gather.view if gather.view is not None else np.empty((len(rows), *dest.shape[1:]))
         contrib.take(slots[lead], axis=0, out=out, mode="clip")  # (in range: clip changes nothing)
         if total is not None:
             out += total
-        for row, same in zip(slots[lead + 1 :], shared[lead + 1 :]):
+        for row, same in zip(slots[lead + 1 :], gather.shared[lead + 1 :]):
             out += (first if same else contrib).take(row, axis=0)
-        if not isinstance(rows, slice):
+        if gather.view is None:
             dest[rows] = out
 
     def _backward(self) -> Floats:
         """The parameters' gradients (batched: one column per sample), in the eager order."""
         np = _numpy()
-        gvals = self._gvals
-        g_first = self._first(gvals)
         grads = self._grads
         groups = self._groups
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
             for gather in self._gathers.get(lvl, ()):
-                self._gather(gather, gvals if gather.wide else g_first)
+                self._gather(gather)
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
@@ -971,7 +1007,7 @@ class CompiledStep:
                         # None: no gradient; -0.0 adds nothing, signed zeros included
                         into[0][into[1]] = -0.0 if dx is None else dx
         for gather in self._param_gathers:
-            self._gather(gather, grads)
+            self._gather(gather)
         if self._root_param >= 0:
             grads[self._root_param] = 1.0
         return grads
