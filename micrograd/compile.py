@@ -324,7 +324,9 @@ class _Group:
     the same, or a slice where they are consecutive and the op is the engine's own;
     the outputs occupy the slots ``start:stop``; ``edges[k]`` says where operand k's
     gradients go (None: not needed): ``(_CONTRIB or _C_FIRST, slice of contribution slots)``,
-    or straight to the gradient of nodes used once, ``(_GVALS, _G_FIRST or _GRADS, rows)``.
+    or straight to the gradient of nodes used once, ``(_GVALS, _G_FIRST or _GRADS, rows)``;
+    a sum's edges are per term instead, ``(destination, slots or (terms, nodes) rows, terms)``,
+    its terms going straight or to contribution slots row by row (term k of every node).
     For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
     ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward.
     ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``_shared_by_all_samples``)."""
@@ -372,7 +374,7 @@ class _Group:
         self.g: Any = None  # (per allocation) the gradient rows of the outputs; None: none needed
         self.into: list[Any] = []  # (per allocation) ``edges`` as arrays to write into (see _scratch)
         self.signs: Floats | None = None
-        self.edges: list[tuple[int, Any] | None] = []
+        self.edges: list[tuple[Any, ...] | None] = []
         self.ctx: Context | None = None
         self.kept: Sequence[Any] = ()  # the last backward's gradients (see call_backward)
         # batched: values the same for every sample (computed once, on the first column), written
@@ -737,16 +739,31 @@ class CompiledStep:
                 grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self._batched)
                 grp.rows = grp.args
                 if key[3]:
+                    # Term by term (a row: that term of every node): the rows whose contributions can
+                    # go straight into gradients, one edge per kind of destination; the others into
+                    # one block of contribution slots.  Each edge: (destination, rows or slots, terms).
                     rows = list(zip(*cols))  # (terms, nodes)
-                    to = straight([c for row in rows for c, _, _ in row])
-                    if to is not None:
-                        grp.edges = [(to[0], np.array(to[1], dtype=np.intp).reshape(len(rows), len(members)))]
-                    else:
-                        size = signs.size
-                        grp.edges = [(_C_FIRST if key[5] else _CONTRIB, slice(n_contrib, n_contrib + size))]
-                        for t, row in enumerate(rows):  # slot of term t of node j: t * len(members) + j
-                            for j, (_, _, r) in enumerate(row):
-                                edge_slot[r] = n_contrib + t * len(members) + j
+                    by_kind: dict[int, tuple[list[int], list[list[int]]]] = {}
+                    gathered_terms: list[int] = []
+                    for t, row in enumerate(rows):
+                        to = straight([c for c, _, _ in row])
+                        if to is None:
+                            gathered_terms.append(t)
+                        else:
+                            terms_k, rows_k = by_kind.setdefault(to[0], ([], []))
+                            terms_k.append(t)
+                            rows_k.append(to[1])
+                    for kind, (terms_k, rows_k) in by_kind.items():
+                        grp.edges.append((kind, np.array(rows_k, dtype=np.intp), terms_k))
+                    if gathered_terms:
+                        size = len(gathered_terms) * len(members)
+                        dest = _C_FIRST if key[5] else _CONTRIB
+                        grp.edges.append((dest, slice(n_contrib, n_contrib + size), gathered_terms))
+                        for i, t in enumerate(
+                            gathered_terms
+                        ):  # slot of its i-th term of node j: i * len(members) + j
+                            for j, (_, _, r) in enumerate(rows[t]):
+                                edge_slot[r] = n_contrib + i * len(members) + j
                                 gathered_ranks.add(r)
                         n_contrib += size
             else:
@@ -883,6 +900,17 @@ class CompiledStep:
                 grp.g, grp.into = None, []
                 continue
             grp.g = (to[_G_FIRST] if grp.narrow else gvals)[grp.start : grp.stop]
+            if grp.fn is None:  # an ordered sum: (array, key, signs of its terms) per edge
+                grp.into = []
+                for dest, rows, terms in grp.edges:  # type: ignore[misc]
+                    signs = None if grp.signs is None or (grp.signs[terms] > 0).all() else grp.signs[terms]
+                    if type(rows) is slice:  # contribution slots, (terms, nodes[, batch]): a view
+                        block = to[dest][rows].reshape(len(terms), grp.stop - grp.start, *grp.g.shape[1:])
+                        assert np.shares_memory(block, contrib)  # (writes must land)
+                        grp.into.append((block, ..., signs))
+                    else:  # (terms, nodes) rows of gradients
+                        grp.into.append((to[dest], rows, signs))
+                continue
             # where each operand's contributions go: (array, key), the key ``...`` for a view of them
             grp.into = [
                 None
@@ -892,11 +920,6 @@ class CompiledStep:
                 else (to[edge[0]], edge[1])
                 for edge in grp.edges
             ]
-            if grp.fn is None and grp.into[0] is not None and grp.into[0][1] is ...:
-                # an ordered sum's contribution slots, (terms, nodes[, batch]) (a view: writes land)
-                block = grp.into[0][0].reshape(*grp.args[0].shape, *grp.g.shape[1:])
-                assert _numpy().shares_memory(block, contrib)
-                grp.into = [(block, ...)]
         c_first, g_first = self._first(contrib), self._first(gvals)
         for gather in [*self._param_gathers, *(g for gs in self._gathers.values() for g in gs)]:
             shared = gather.shared
@@ -994,13 +1017,13 @@ class CompiledStep:
                     continue
                 g = grp.g  # shared contributions: the backward runs once, on the first column
                 if grp.fn is None:  # an ordered sum: each term gets sign * g
-                    ((target, key),), signs = grp.into, grp.signs
-                    if signs is None:
-                        target[key] = g
-                    elif key is ...:  # contribution slots: (terms, nodes[, batch]), a view
-                        np.multiply(signs, g, out=target)
-                    else:  # (terms, nodes) rows of gradients
-                        target[key] = signs * g
+                    for target, key, signs in grp.into:
+                        if signs is None:
+                            target[key] = g
+                        elif key is ...:  # contribution slots: (terms, nodes[, batch]), a view
+                            np.multiply(signs, g, out=target)
+                        else:  # (terms, nodes) rows of gradients
+                            target[key] = signs * g
                     continue
                 for into, dx in zip(grp.into, grp.call_backward(g)):
                     if into is not None:
