@@ -325,7 +325,9 @@ class _Group:
     the same, or a slice where they are consecutive and the op is the engine's own;
     the outputs occupy the slots ``start:stop``; ``edges[k]`` says where operand k's
     gradients go (None: not needed): ``(_CONTRIB or _C_FIRST, slice of contribution slots)``,
-    or straight to the gradient of nodes used once, ``(_GVALS, _G_FIRST or _GRADS, rows)``.
+    or straight to the gradient of nodes used once, ``(_GVALS, _G_FIRST or _GRADS, rows)``;
+    a sum's edges are per term instead, ``(destination, slots or (terms, nodes) rows, terms)``,
+    its terms going straight or to contribution slots row by row (term k of every node).
     For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
     ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward.
     ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``_shared_by_all_samples``)."""
@@ -333,8 +335,13 @@ class _Group:
     __slots__ = (
         "args",
         "ctx",
+        "dest",
         "edges",
+        "flat",
         "fn",
+        "g",
+        "into",
+        "kept",
         "narrow",
         "needs",
         "plain",
@@ -346,6 +353,7 @@ class _Group:
         "start",
         "stop",
         "template",
+        "views",
         "wide",
     )
 
@@ -361,9 +369,15 @@ class _Group:
         self.args: list[Indices] = []
         self.rows: list[Any] = []  # the operands' rows for the forward: slices where consecutive
         self.scratch: list[Any] = []  # arrays the forward gathers operands into (None: a view)
+        self.views: list[Any] = []  # (per allocation) the operands that are views, else None
+        self.dest: Any = None  # (per allocation) the value rows the outputs go to
+        self.flat: Any = None  # (per allocation) an ordered sum's rows as one flat view, or None
+        self.g: Any = None  # (per allocation) the gradient rows of the outputs; None: none needed
+        self.into: list[Any] = []  # (per allocation) ``edges`` as arrays to write into (see _scratch)
         self.signs: Floats | None = None
-        self.edges: list[tuple[int, Any] | None] = []
+        self.edges: list[tuple[Any, ...] | None] = []
         self.ctx: Context | None = None
+        self.kept: Sequence[Any] = ()  # the last backward's gradients (see call_backward)
         # batched: values the same for every sample (computed once, on the first column), written
         # as whole rows (read by per-sample ops), and contributions the same for every sample
         self.shared = self.narrow = False
@@ -401,6 +415,10 @@ class _Group:
             ) from exc
         if not isinstance(grads, (tuple, list)):
             grads = (grads,)
+        # Kept until the next step's backward replaces them, as ``ctx`` keeps the forward's output:
+        # large arrays freed at every step shrink the heap, which the next step page-faults back in;
+        # held, the heap stays as large as a step needs and the next step's arrays reuse it.
+        self.kept = grads
         if len(grads) != len(self.template):
             raise CompileError(
                 f"{fn.name}.backward returned {len(grads)} gradient(s) for {len(self.template)} input(s)"
@@ -411,14 +429,37 @@ class _Group:
 class _Gather:
     """Gradients of several nodes, each the ordered sum of its contribution slots."""
 
-    __slots__ = ("scratch", "shared", "slots", "targets", "wide")
+    __slots__ = (
+        "dest",
+        "flat",
+        "lead",
+        "scratch",
+        "shared",
+        "slots",
+        "src",
+        "targets",
+        "to_params",
+        "view",
+        "wide",
+    )
 
     def __init__(self, targets: Any, slots: Indices, shared: tuple[bool, ...], wide: bool) -> None:
         self.targets = targets  # where the sums go: rows (a slice when consecutive)
         self.slots = slots  # (uses, nodes): contribution slots, in the order backward adds them
         self.shared = shared  # (batched) per use: the same contribution for every sample
         self.wide = wide  # (batched) write whole rows (else the first column: the samples share the sums)
-        self.scratch: Any = None  # the array its contributions are taken into, when there are several
+        self.to_params = False  # into the parameters' gradients, not the nodes'
+        # Per allocation (CompiledStep._scratch): the array its contributions are taken into, when
+        # there are several of one kind; where the sums go (``dest``, its rows ``view`` when they
+        # are a slice, ``flat`` when one flat view of them takes a reduction's result); ``lead``,
+        # the count of leading shared contributions (-1: one reduction over all); ``src``, the
+        # contributions the reduction reads, or (mixed) the shared ones' column.
+        self.scratch: Any = None
+        self.dest: Any = None
+        self.view: Any = None
+        self.flat: Any = None
+        self.lead = -1
+        self.src: Any = None
 
 
 # Where a group's backward writes an operand's contributions (``_Group.edges``): contribution
@@ -434,15 +475,19 @@ def _index(np: Any, rows: list[int]) -> Any:
     return np.array(rows, dtype=np.intp)
 
 
-def _ordered_sum(np: Any, m: Floats) -> Floats:
+def _ordered_sum(np: Any, m: Floats, out: Floats | None = None) -> Floats:
     """The rows of ``m`` added first to last, as a chain of ``+`` adds them, starting from
     -0.0, the identity of addition (the eager engine starts from the first term, and
     -0.0 + x is x exactly, signed zeros included).  numpy reduces the outer axis of a
-    C-ordered array row by row, a single column pairwise (hence accumulate)."""
+    C-ordered array row by row, a single column pairwise (hence accumulate).  ``out``:
+    a 1-D array of ``m``'s row length to write the sums into."""
     if m.shape[0] > 1 and m.shape[1] > 1:
-        return np.add.reduce(m, axis=0, initial=-0.0)  # type: ignore[no-any-return]
+        return np.add.reduce(m, axis=0, initial=-0.0, out=out)  # type: ignore[no-any-return]
     row: Floats = m[0] if m.shape[0] == 1 else np.add.accumulate(m[:, 0])[-1:]
-    return row
+    if out is None:
+        return row
+    out[...] = row
+    return out
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -695,16 +740,31 @@ class CompiledStep:
                 grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self._batched)
                 grp.rows = grp.args
                 if key[3]:
+                    # Term by term (a row: that term of every node): the rows whose contributions can
+                    # go straight into gradients, one edge per kind of destination; the others into
+                    # one block of contribution slots.  Each edge: (destination, rows or slots, terms).
                     rows = list(zip(*cols))  # (terms, nodes)
-                    to = straight([c for row in rows for c, _, _ in row])
-                    if to is not None:
-                        grp.edges = [(to[0], np.array(to[1], dtype=np.intp).reshape(len(rows), len(members)))]
-                    else:
-                        size = signs.size
-                        grp.edges = [(_C_FIRST if key[5] else _CONTRIB, slice(n_contrib, n_contrib + size))]
-                        for t, row in enumerate(rows):  # slot of term t of node j: t * len(members) + j
-                            for j, (_, _, r) in enumerate(row):
-                                edge_slot[r] = n_contrib + t * len(members) + j
+                    by_kind: dict[int, tuple[list[int], list[list[int]]]] = {}
+                    gathered_terms: list[int] = []
+                    for t, row in enumerate(rows):
+                        to = straight([c for c, _, _ in row])
+                        if to is None:
+                            gathered_terms.append(t)
+                        else:
+                            terms_k, rows_k = by_kind.setdefault(to[0], ([], []))
+                            terms_k.append(t)
+                            rows_k.append(to[1])
+                    for kind, (terms_k, rows_k) in by_kind.items():
+                        grp.edges.append((kind, np.array(rows_k, dtype=np.intp), terms_k))
+                    if gathered_terms:
+                        size = len(gathered_terms) * len(members)
+                        dest = _C_FIRST if key[5] else _CONTRIB
+                        grp.edges.append((dest, slice(n_contrib, n_contrib + size), gathered_terms))
+                        for i, t in enumerate(
+                            gathered_terms
+                        ):  # slot of its i-th term of node j: i * len(members) + j
+                            for j, (_, _, r) in enumerate(rows[t]):
+                                edge_slot[r] = n_contrib + i * len(members) + j
                                 gathered_ranks.add(r)
                         n_contrib += size
             else:
@@ -746,6 +806,8 @@ class CompiledStep:
         for lvl, targets in gather(computed, level, slot, narrow, root):
             self._gathers.setdefault(lvl, []).append(targets)
         self._param_gathers = [g for _, g in gather(params, {}, {p: i for i, p in enumerate(params)}, set())]
+        for g in self._param_gathers:
+            g.to_params = True
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
         self.num_nodes = len(nodes)  # traced nodes the loss depends on
         self.num_groups = len(self._groups)  # numpy kernels per forward pass
@@ -819,15 +881,63 @@ class CompiledStep:
         size at every step would cost more than the copies into them (the allocator hands large
         ones back to the system and page-faults them in again)."""
         np = _numpy()
+        vals = self._vals
+        first = self._first(vals)
         for _, grp in self._groups:
             width = (1,) * len(tail) if grp.shared else tail  # a shared group: the first column
             grp.scratch = [None if type(r) is slice else np.empty(r.shape + width) for r in grp.rows]
-        for gather in [*self._param_gathers, *(g for gs in self._gathers.values() for g in gs)]:
-            if len(set(gather.shared)) == 1 and len(gather.shared) > 1:  # (_gather's one reduction)
-                gather.scratch = np.empty(
-                    gather.slots.shape + ((1,) * len(tail) if gather.shared[0] else tail)
-                )
+            # views of the value arrays, made once per allocation rather than at every step
+            src = first if grp.shared else vals
+            grp.views = [src[r] if type(r) is slice else None for r in grp.rows]
+            grp.dest = (vals if grp.wide else first)[grp.start : grp.stop]
+            # an ordered sum adds straight into its rows when they hold exactly its result
+            same = grp.fn is None and grp.dest.shape[1:] == src.shape[1:] and grp.dest.flags.c_contiguous
+            grp.flat = grp.dest.reshape(-1) if same else None
         self._grads: Floats = np.zeros((self._n_p, *tail))  # rows no gradient reaches stay 0
+        gvals, contrib = self._gvals, self._contrib
+        to = (contrib, self._first(contrib), gvals, self._first(gvals), self._grads)  # by _CONTRIB, ...
+        for _, grp in self._groups:
+            if not any(grp.edges):
+                grp.g, grp.into = None, []
+                continue
+            grp.g = (to[_G_FIRST] if grp.narrow else gvals)[grp.start : grp.stop]
+            if grp.fn is None:  # an ordered sum: (array, key, signs of its terms) per edge
+                grp.into = []
+                for dest, rows, terms in grp.edges:  # type: ignore[misc]
+                    signs = None if grp.signs is None or (grp.signs[terms] > 0).all() else grp.signs[terms]
+                    if type(rows) is slice:  # contribution slots, (terms, nodes[, batch]): a view
+                        block = to[dest][rows].reshape(len(terms), grp.stop - grp.start, *grp.g.shape[1:])
+                        assert np.shares_memory(block, contrib)  # (writes must land)
+                        grp.into.append((block, ..., signs))
+                    else:  # (terms, nodes) rows of gradients
+                        grp.into.append((to[dest], rows, signs))
+                continue
+            # where each operand's contributions go: (array, key), the key ``...`` for a view of them
+            grp.into = [
+                None
+                if edge is None
+                else (to[edge[0]][edge[1]], ...)
+                if type(edge[1]) is slice
+                else (to[edge[0]], edge[1])
+                for edge in grp.edges
+            ]
+        c_first, g_first = self._first(contrib), self._first(gvals)
+        for gather in [*self._param_gathers, *(g for gs in self._gathers.values() for g in gs)]:
+            shared = gather.shared
+            gather.dest = self._grads if gather.to_params else gvals if gather.wide else g_first
+            rows = gather.targets
+            gather.view = gather.dest[rows] if type(rows) is slice else None
+            gather.flat = None
+            if len(set(shared)) == 1 and len(shared) > 1:  # one reduction over the uses
+                gather.lead = -1
+                gather.src = c_first if shared[0] else contrib
+                gather.scratch = np.empty(gather.slots.shape + ((1,) * len(tail) if shared[0] else tail))
+                view = gather.view
+                if view is not None and view.shape[1:] == gather.src.shape[1:] and view.flags.c_contiguous:
+                    gather.flat = view.reshape(-1)
+            else:  # the leading contributions the samples share, added up on one column, then the rest
+                gather.lead = shared.index(False) if False in shared else len(shared)
+                gather.src = c_first
 
     def _param_data(self) -> Floats:
         """The parameters' current ``.data``, read at every call."""
@@ -849,81 +959,79 @@ class CompiledStep:
                 terms = src.take(idx, axis=0, out=grp.scratch[0], mode="clip")
                 if grp.signs is not None:
                     terms *= grp.signs
+                if grp.flat is not None:  # added up right into the value rows
+                    _ordered_sum(np, terms.reshape(idx.shape[0], -1), grp.flat)
+                    continue
                 out = _ordered_sum(np, terms.reshape(idx.shape[0], -1)).reshape(idx.shape[1], *src.shape[1:])
             else:
                 operands = [
-                    src[r] if buf is None else src.take(r, axis=0, out=buf, mode="clip")
-                    for r, buf in zip(grp.rows, grp.scratch)
+                    view if view is not None else src.take(r, axis=0, out=buf, mode="clip")
+                    for view, r, buf in zip(grp.views, grp.rows, grp.scratch)
                 ]
                 out = grp.call_forward(operands)
-            (vals if grp.wide else first)[grp.start : grp.stop] = out  # a shared row is broadcast
+            grp.dest[...] = out  # a shared row is broadcast
 
-    def _gather(self, gather: _Gather, dest: Floats) -> None:
-        """The gradients of ``gather``'s nodes into their rows of ``dest``: each the ordered sum of
-        its contributions, first to last (a contribution the samples share is one column)."""
+    def _gather(self, gather: _Gather) -> None:
+        """The gradients of ``gather``'s nodes into their rows of ``gather.dest``: each the ordered
+        sum of its contributions, first to last (a contribution the samples share is one column)."""
         np = _numpy()
-        contrib = self._contrib
-        first = self._first(contrib)
-        slots, shared, rows = gather.slots, gather.shared, gather.targets
-        if len(shared) > 1 and len(set(shared)) == 1:  # one kind: one reduction over the uses
-            src = first if shared[0] else contrib
+        slots, lead, dest, rows = gather.slots, gather.lead, gather.dest, gather.targets
+        if lead < 0:  # one kind: one reduction over the uses
+            src = gather.src
             (u, k), terms = slots.shape, src.take(slots, axis=0, out=gather.scratch, mode="clip")
-            dest[rows] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
+            if gather.flat is not None:
+                _ordered_sum(np, terms.reshape(u, -1), gather.flat)
+            else:
+                dest[rows] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
             return
         # Mixed, or one use: added in place, left to right, the leading shared ones on one column
         # (-0.0 + x is x, and a + b is b + a, bit for bit: the same sums as _ordered_sum's).
-        lead = shared.index(False) if False in shared else len(shared)
+        first, contrib = gather.src, self._contrib
         total = first.take(slots[0], axis=0) if lead else None
         for row in slots[1:lead]:
             total = total + first.take(row, axis=0)
-        if lead == len(shared):
+        if lead == len(slots):
             dest[rows] = total
             return
-        out = dest[rows] if isinstance(rows, slice) else np.empty((len(rows), *dest.shape[1:]))
+        out = gather.view if gather.view is not None else np.empty((len(rows), *dest.shape[1:]))
         contrib.take(slots[lead], axis=0, out=out, mode="clip")  # (in range: clip changes nothing)
         if total is not None:
             out += total
-        for row, same in zip(slots[lead + 1 :], shared[lead + 1 :]):
+        for row, same in zip(slots[lead + 1 :], gather.shared[lead + 1 :]):
             out += (first if same else contrib).take(row, axis=0)
-        if not isinstance(rows, slice):
+        if gather.view is None:
             dest[rows] = out
 
     def _backward(self) -> Floats:
         """The parameters' gradients (batched: one column per sample), in the eager order."""
         np = _numpy()
-        gvals, contrib = self._gvals, self._contrib
-        g_first = self._first(gvals)
         grads = self._grads
-        to = (contrib, self._first(contrib), gvals, g_first, grads)  # indexed by _CONTRIB, ..., _GRADS
         groups = self._groups
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
             for gather in self._gathers.get(lvl, ()):
-                self._gather(gather, gvals if gather.wide else g_first)
+                self._gather(gather)
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
-                if not any(grp.edges):
+                if grp.g is None:  # no operand needs a gradient
                     continue
-                # shared contributions: the backward runs once, on the first column
-                g = (g_first if grp.narrow else gvals)[grp.start : grp.stop]
+                g = grp.g  # shared contributions: the backward runs once, on the first column
                 if grp.fn is None:  # an ordered sum: each term gets sign * g
-                    (dest, rows), signs = grp.edges[0], grp.signs  # type: ignore[misc]
-                    if isinstance(rows, slice):  # contribution slots: (terms, nodes[, batch]), a view
-                        block = to[dest][rows].reshape(*grp.args[0].shape, *g.shape[1:])
+                    for target, key, signs in grp.into:
                         if signs is None:
-                            block[...] = g
-                        else:
-                            np.multiply(signs, g, out=block)
-                    else:  # (terms, nodes) rows of gradients
-                        to[dest][rows] = g if signs is None else signs * g
+                            target[key] = g
+                        elif key is ...:  # contribution slots: (terms, nodes[, batch]), a view
+                            np.multiply(signs, g, out=target)
+                        else:  # (terms, nodes) rows of gradients
+                            target[key] = signs * g
                     continue
-                for edge, dx in zip(grp.edges, grp.call_backward(g)):
-                    if edge is not None:
+                for into, dx in zip(grp.into, grp.call_backward(g)):
+                    if into is not None:
                         # None: no gradient; -0.0 adds nothing, signed zeros included
-                        to[edge[0]][edge[1]] = -0.0 if dx is None else dx
+                        into[0][into[1]] = -0.0 if dx is None else dx
         for gather in self._param_gathers:
-            self._gather(gather, grads)
+            self._gather(gather)
         if self._root_param >= 0:
             grads[self._root_param] = 1.0
         return grads

@@ -354,3 +354,37 @@ def test_samples_without_numbers_and_losses_that_are_a_parameter() -> None:
     no_params = mg_compile(lambda x: x * x, 2.0, batched=True)
     loss, grads = no_params([1.0, 2.0, 3.0])
     assert loss == 14.0 / 3 and grads.shape == (0,)
+
+
+def test_a_sum_sends_each_terms_gradient_straight_or_through_a_gather_and_the_numbers_stay_the_engines() -> (
+    None
+):
+    """A sum whose terms are a node used once (its gradient goes straight), a node used twice
+    (through contribution slots, then gathered), a parameter and a number; subtracted terms too.
+    Repeated calls, with the arrays kept from call to call, give the same numbers."""
+    from micrograd.compile import _CONTRIB, _GVALS
+
+    a, b = Value(0.5), Value(-1.5)
+    params = [a, b]
+
+    def fn(x: Value, y: Value) -> Value:
+        once, twice = x * a, y * b
+        s = once - twice + b + 2.0
+        return (s * twice).relu() + (s - x).relu() * s
+
+    X, Y = moons_batch(9, seed=3)[0].T
+    step = mg_compile(fn, (X[0], Y[0]), params=params, batched=True)
+    sums = [grp for _, grp in step._groups if grp.fn is None and len(grp.args[0]) == 4]
+    assert len(sums) == 1
+    kinds = {edge[0] for edge in sums[0].edges}  # type: ignore[index]
+    assert _GVALS in kinds and _CONTRIB in kinds  # terms straight into gradients, and gathered
+    e_loss, e_grads = eager_loop(fn, (X, Y), params)
+    for _ in range(3):
+        loss, grads = step(X, Y)
+        assert equal(loss, e_loss)
+        assert all(equal(g, e) for g, e in zip(grads.tolist(), e_grads)), rel_diff(grads.tolist(), e_grads)
+    unbatched = mg_compile(fn, (X[0], Y[0]), params=params)
+    e_loss, e_grads = eager_loop(fn, (X[:1], Y[:1]), params, "sum")
+    for _ in range(2):
+        loss, grads = unbatched(X[0], Y[0])
+        assert equal(loss, e_loss) and grads.tolist() == e_grads
