@@ -1277,7 +1277,7 @@ class RemovableHandle:
     def remove(self) -> None:
         node, self._node = self._node, None
         if node is not None:
-            hooks = node._extra.hooks if node._extra is not None else None
+            hooks = _hooks_of(node)
             assert hooks is not None
             hooks.remove(self._hook)
             _HOOKS[0] -= 1

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import digits
+from benchmarks import digits, report
 from benchmarks.install_reference import installed_version
 from benchmarks.moons import initial_weights, make_moons
 from benchmarks.report import max_rel_diff
@@ -157,3 +157,22 @@ def test_max_rel_diff() -> None:
     assert max_rel_diff([1.0, 0.0], [1.0, 0.0]) == 0.0
     assert max_rel_diff([1.0, 2.0], [1.0, 2.2]) == pytest.approx(0.2 / 2.2)
     assert max_rel_diff([1.0], [1.0, 2.0]) == math.inf
+
+
+def test_the_readme_shows_the_committed_run() -> None:
+    """The README's benchmark numbers are the committed full run (benchmarks/results/latest.json), as
+    `make bench` printed them: the table, the machine, the targets and the side-by-side with a commit."""
+    doc = json.loads((REPO_ROOT / "benchmarks" / "results" / "latest.json").read_text())
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert doc["mode"] == "full"
+    parts = [
+        report.table(doc["workloads"]),
+        report.machine_text(doc["machine"]),
+        report.targets_text(doc["targets"]),
+    ]
+    if "baseline" in doc:
+        parts.append(report.baseline_text(doc["baseline"]["comparison"]))
+    missing = [part.splitlines()[0] for part in parts if part not in readme]
+    assert not missing, (
+        f"README.md does not show these parts of latest.json (paste `make bench`'s output): {missing}"
+    )
