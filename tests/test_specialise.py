@@ -1,4 +1,4 @@
-"""The engine's own ops rewritten for floats (micrograd/specialise.py, speed trick 5) are the
+"""The engine's own ops rewritten for floats (micrograd/specialise.py, speed tricks 5 and 6) are the
 same rules: checked against the source they came from, bit for bit, and the rewrite refuses
 what it cannot rewrite."""
 
