@@ -431,6 +431,15 @@ class Value:
         if label or self._extra is not None:
             _extra_of(self).label = label
 
+    def __copy__(self) -> Value:
+        """``copy.copy(v)``: a node with the same fields, whose label is its own (a shallow copy
+        would share the ``_extra`` that holds it)."""
+        out: Value = _new_value(type(self))
+        out.data, out.grad, out._prev, out._op, out._fn = self.data, self.grad, self._prev, self._op, self._fn
+        extra = self._extra
+        out._extra = None if extra is None else extra.copy()
+        return out
+
     @property
     def _ctx(self) -> Any:
         """What the node's op kept for its backward (speed trick 3); None for most nodes."""
@@ -1066,6 +1075,12 @@ class _Extra:
         self.label = ""
         self.hooks: list[Callable[[Any], Any]] | None = None
         self.origin: str | None = None
+
+    def copy(self) -> _Extra:
+        """The same fields (the hooks the same list: a handle's remove() reaches both)."""
+        out = _Extra(self.ctx)
+        out.label, out.hooks, out.origin = self.label, self.hooks, self.origin
+        return out
 
 
 def _extra_of(node: Value) -> _Extra:

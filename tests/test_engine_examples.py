@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import math
 import threading
@@ -176,6 +177,19 @@ def test_bad_operands_and_children() -> None:
         Value(1.0, (1.0,))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="label"):
         Value(1.0, label=3)  # type: ignore[arg-type]
+
+
+def test_a_copied_value_has_its_own_label() -> None:
+    a = Value(2.0, label="a")
+    b = a * 3
+    for original, name in ((a, "a"), (b, "")):
+        for copied in (copy.copy(original), copy.deepcopy(original)):
+            assert (copied.data, copied.label, copied._op) == (original.data, name, original._op)
+            copied.label = "copy"
+            assert original.label == name and copied.label == "copy"
+    c = copy.copy(b)
+    c.backward()  # the copy is a node of the same op on the same operands
+    assert a.grad == 3.0
 
 
 def test_numpy_scalars_ints_nan_inf_accepted() -> None:
