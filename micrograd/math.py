@@ -85,13 +85,20 @@ def _elementwise(f: Callable[..., float], *arrays: Any) -> Any:
     return np.fromiter(map(f, *flat), dtype=np.float64, count=parts[0].size).reshape(shape)
 
 
-def _unary(x: Any, method: str, on_float: Callable[[float], float]) -> Any:
+def _unary(
+    x: Any, method: str, on_float: Callable[[float], float], on_array: Callable[[Any], Any] | None = None
+) -> Any:
+    """``on_float`` on a number, the Value method ``method`` on a Value, and on an array
+    ``on_array`` (a numpy function that gives the float's very result), else ``on_float``
+    element by element."""
     if type(x) is float:
         return on_float(x)
     if _is_value(x):
         return getattr(x, method)()  # the engine's op: recorded in the graph
     if isinstance(x, numbers.Real):
         return on_float(float(x))
+    if on_array is not None:
+        return on_array(_array(x, method))
     return _elementwise(on_float, x)
 
 
@@ -137,26 +144,18 @@ def cos(x: Any) -> Any:
 
 def sqrt(x: Any) -> Any:
     """Square root; nan below 0."""
-    if type(x) is float:
-        return fmath.sqrt(x)
-    if _is_value(x):
-        return x.sqrt()
-    if isinstance(x, numbers.Real):
-        return fmath.sqrt(float(x))
+    return _unary(x, "sqrt", fmath.sqrt, _array_sqrt)
+
+
+def _array_sqrt(a: Any) -> Any:
     np = _numpy()
     with np.errstate(invalid="ignore"):  # nan below 0, as on floats
-        return np.sqrt(_array(x, "sqrt"))  # correctly rounded by IEEE 754: the float's very result
+        return np.sqrt(a)  # correctly rounded by IEEE 754: the float's very result
 
 
 def abs(x: Any) -> Any:  # noqa: A001 - named for what it is, as builtins.abs
     """|x|."""
-    if type(x) is float:
-        return builtins.abs(x)
-    if _is_value(x):
-        return x.abs()
-    if isinstance(x, numbers.Real):
-        return builtins.abs(float(x))
-    return _numpy().abs(_array(x, "abs"))
+    return _unary(x, "abs", builtins.abs, lambda a: _numpy().abs(a))
 
 
 def sign(x: Any) -> Any:
