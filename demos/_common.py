@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,22 @@ def plot_curves(
     fig.suptitle(title)
     fig.tight_layout()
     save(fig, path, written)
+
+
+def scatter_classes(
+    ax: Any, points: Sequence[Sequence[float]], labels: Sequence[int], colours: list[str], size: float
+) -> None:
+    """The 2-D ``points`` on ``ax``, class c (``labels``) in ``colours[c]``, each labelled "class c"."""
+    for c, colour in enumerate(colours):
+        members = [p for p, t in zip(points, labels) if t == c]
+        ax.scatter(
+            [p[0] for p in members],
+            [p[1] for p in members],
+            color=colour,
+            s=size,
+            edgecolors="black",
+            label=f"class {c}",
+        )
 
 
 def region_legend(ax: Any, regions: list[str], boundary: str | None = None) -> None:

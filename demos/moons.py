@@ -102,16 +102,7 @@ def plot_boundary(model: MLP, xs: list[list[float]], y: list[int], path: Path, w
     fig, ax = plt.subplots(figsize=(6.5, 5.5))
     ax.contourf(xx, yy, zz.reshape(xx.shape) > 0, levels=[-0.5, 0.5, 1.5], colors=REGIONS)
     ax.contour(xx, yy, zz.reshape(xx.shape), levels=[0.0], colors="black", linewidths=1)
-    for c in (0, 1):
-        points = [p for p, t in zip(xs, y) if t == c]
-        ax.scatter(
-            [p[0] for p in points],
-            [p[1] for p in points],
-            color=COLOURS[c],
-            s=25,
-            edgecolors="black",
-            label=f"class {c}",
-        )
+    _common.scatter_classes(ax, xs, y, COLOURS, size=25)
     _common.region_legend(ax, REGIONS, boundary="decision boundary (score 0)")
     ax.set_title("moons: decision boundary of MLP(2, [16, 16, 1])")
     ax.set_xlabel("x₀")

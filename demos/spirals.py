@@ -92,16 +92,7 @@ def plot_regions(model: MLP, xs: list[list[float]], y: list[int], path: Path, wr
     plt = _common.pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 6.5))
     ax.contourf(xx, yy, zz, levels=[-0.5, 0.5, 1.5, 2.5], colors=REGIONS)
-    for c in range(CLASSES):
-        points = [p for p, t in zip(xs, y) if t == c]
-        ax.scatter(
-            [p[0] for p in points],
-            [p[1] for p in points],
-            color=COLOURS[c],
-            s=18,
-            edgecolors="black",
-            label=f"class {c}",
-        )
+    _common.scatter_classes(ax, xs, y, COLOURS, size=18)
     _common.region_legend(ax, REGIONS)
     ax.set_title("spirals: decision regions of MLP(2, [16, 16, 3])")
     ax.set_xlabel("x₀")
