@@ -37,9 +37,11 @@ import __future__
 
 import ast
 import copy
+import functools
 import inspect
 import textwrap
 from collections.abc import Callable
+from types import CodeType
 from typing import Any, TypeVar
 
 from .math import where
@@ -129,9 +131,8 @@ def _tree(func: Fn) -> ast.FunctionDef | None:
     code = getattr(func, "__code__", None)
     if code is None:
         return None
-    try:
-        source = textwrap.dedent(inspect.getsource(func))
-    except (OSError, TypeError):  # no source file (frozen, or typed in at the prompt)
+    source = _source(code)
+    if source is None:
         return None
     tree = ast.parse(source).body[0]
     if not isinstance(tree, ast.FunctionDef) or tree.args.kwonlyargs:
@@ -141,6 +142,16 @@ def _tree(func: Fn) -> ast.FunctionDef | None:
     ast.increment_lineno(tree, code.co_firstlineno - 1)  # both count from the first decorator
     tree.decorator_list = []
     return tree
+
+
+@functools.cache
+def _source(code: CodeType) -> str | None:
+    """The source of the function with this code, dedented; read once per code object (the
+    methods of every op share one), or None when it is not there (frozen, typed at the prompt)."""
+    try:
+        return textwrap.dedent(inspect.getsource(code))
+    except (OSError, TypeError):
+        return None
 
 
 def _compiled(tree: ast.FunctionDef, original: Fn, qualname: str) -> Fn:
