@@ -439,6 +439,7 @@ class _Gather:
         "src",
         "targets",
         "to_params",
+        "to_prefix",
         "view",
         "wide",
     )
@@ -449,6 +450,7 @@ class _Gather:
         self.shared = shared  # (batched) per use: the same contribution for every sample
         self.wide = wide  # (batched) write whole rows (else the first column: the samples share the sums)
         self.to_params = False  # into the parameters' gradients, not the nodes'
+        self.to_prefix = False  # (batched) into the parameters' shared prefixes (see after_shared)
         # Per allocation (CompiledStep._scratch): the array its contributions are taken into, when
         # there are several of one kind; where the sums go (``dest``, its rows ``view`` when they
         # are a slice, ``flat`` when one flat view of them takes a reduction's result); ``lead``,
@@ -707,13 +709,31 @@ class CompiledStep:
                 if needs_grad.get(c, False):
                     incoming.setdefault(c, []).append(r)
 
-        def straight(targets: list[Value]) -> tuple[int, list[int]] | None:
+        def after_shared(c: Value, r: int) -> bool:
+            """(Batched) edge ``r`` is parameter ``c``'s last contribution, the only one that
+            differs between samples: the shared ones before it add up once, on one column,
+            into the parameter's shared prefix, which ``BatchedStep`` adds to every sample's
+            gradient afterwards (``prefix + x`` is ``x + prefix``, bit for bit)."""
+            rs = incoming[c]
+            return (
+                self._batched
+                and c in param_index
+                and r == max(rs)
+                and r not in shared_edges
+                and all(x in shared_edges for x in rs if x != r)
+            )
+
+        prefixed: list[Value] = []  # parameters whose last contribution goes straight in
+
+        def straight(targets: list[Value], ranks: list[int]) -> tuple[int, list[int]] | None:
             """Where contributions can go straight into their targets' gradients: each is the
-            target's only one (nothing to add) or unused (a constant's, an input's), the targets
-            all parameters or all nodes whose gradients are read alike; else None."""
-            if not all(len(incoming.get(c, ())) <= 1 for c in targets):
+            target's only one (nothing to add), unused (a constant's, an input's) or a
+            parameter's last after shared ones (``after_shared``), the targets all parameters
+            or all nodes whose gradients are read alike; else None."""
+            if not all(len(incoming.get(c, ())) <= 1 or after_shared(c, r) for c, r in zip(targets, ranks)):
                 return None
             if all(c in param_index for c in targets):
+                prefixed.extend(c for c in targets if len(incoming[c]) > 1)
                 return _GRADS, [param_index[c] for c in targets]
             read_first = {c in narrow for c in targets if c in incoming}  # first column only?
             if any(c in param_index for c in targets) or len(read_first) > 1:
@@ -747,7 +767,7 @@ class CompiledStep:
                     by_kind: dict[int, tuple[list[int], list[list[int]]]] = {}
                     gathered_terms: list[int] = []
                     for t, row in enumerate(rows):
-                        to = straight([c for c, _, _ in row])
+                        to = straight([c for c, _, _ in row], [r for _, _, r in row])
                         if to is None:
                             gathered_terms.append(t)
                         else:
@@ -782,7 +802,7 @@ class CompiledStep:
                     if not flag:
                         grp.edges.append(None)
                         continue
-                    to = straight([v._prev[k] for v in members])
+                    to = straight([v._prev[k] for v in members], [rank[v, k] for v in members])
                     if to is not None:
                         grp.edges.append((to[0], _index(np, to[1])))
                         continue
@@ -800,14 +820,21 @@ class CompiledStep:
         self._contrib: Floats = np.zeros(n_contrib)
 
         # Gradient gathers: each node whose contributions went to contribution slots sums them.
+        incoming_all = incoming
         incoming = {c: rs for c, rs in incoming.items() if set(rs) <= gathered_ranks}
         self._gathers: dict[int, list[_Gather]] = {}
         gather = self._by_uses(incoming, edge_slot, shared_edges)
         for lvl, targets in gather(computed, level, slot, narrow, root):
             self._gathers.setdefault(lvl, []).append(targets)
-        self._param_gathers = [g for _, g in gather(params, {}, {p: i for i, p in enumerate(params)}, set())]
+        self._param_gathers = [g for _, g in gather(params, {}, param_index, set())]
         for g in self._param_gathers:
             g.to_params = True
+        # (batched) the shared prefixes: the parameters' contributions before their straight last one
+        before_last = {c: sorted(incoming_all[c])[:-1] for c in prefixed}
+        prefix_gathers = self._by_uses(before_last, edge_slot, shared_edges)
+        self._prefix_gathers = [g for _, g in prefix_gathers(params, {}, param_index, set())]
+        for g in self._prefix_gathers:
+            g.to_prefix = True
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
         self.num_nodes = len(nodes)  # traced nodes the loss depends on
         self.num_groups = len(self._groups)  # numpy kernels per forward pass
@@ -893,7 +920,13 @@ class CompiledStep:
             # an ordered sum adds straight into its rows when they hold exactly its result
             same = grp.fn is None and grp.dest.shape[1:] == src.shape[1:] and grp.dest.flags.c_contiguous
             grp.flat = grp.dest.reshape(-1) if same else None
-        self._grads: Floats = np.zeros((self._n_p, *tail))  # rows no gradient reaches stay 0
+        # One gradient per parameter (batched: per parameter and sample), rows no gradient reaches
+        # stay 0.  Batched, they are the transposed view of an array with one row per sample, the
+        # layout in which the samples add up in order: the writes of the backward transpose them.
+        self._by_sample: Floats = np.zeros((*tail, self._n_p))
+        self._grads: Floats = self._by_sample.T
+        # (batched) added to every sample's parameter gradients; -0.0 adds nothing, signed zeros included
+        self._prefix: Floats = np.full((self._n_p, 1), -0.0)
         gvals, contrib = self._gvals, self._contrib
         to = (contrib, self._first(contrib), gvals, self._first(gvals), self._grads)  # by _CONTRIB, ...
         for _, grp in self._groups:
@@ -922,9 +955,22 @@ class CompiledStep:
                 for edge in grp.edges
             ]
         c_first, g_first = self._first(contrib), self._first(gvals)
-        for gather in [*self._param_gathers, *(g for gs in self._gathers.values() for g in gs)]:
+        gathers = [
+            *self._param_gathers,
+            *self._prefix_gathers,
+            *(g for gs in self._gathers.values() for g in gs),
+        ]
+        for gather in gathers:
             shared = gather.shared
-            gather.dest = self._grads if gather.to_params else gvals if gather.wide else g_first
+            gather.dest = (
+                self._prefix
+                if gather.to_prefix
+                else self._grads
+                if gather.to_params
+                else gvals
+                if gather.wide
+                else g_first
+            )
             rows = gather.targets
             gather.view = gather.dest[rows] if type(rows) is slice else None
             gather.flat = None
@@ -1030,7 +1076,7 @@ class CompiledStep:
                     if into is not None:
                         # None: no gradient; -0.0 adds nothing, signed zeros included
                         into[0][into[1]] = -0.0 if dx is None else dx
-        for gather in self._param_gathers:
+        for gather in (*self._param_gathers, *self._prefix_gathers):
             self._gather(gather)
         if self._root_param >= 0:
             grads[self._root_param] = 1.0
@@ -1114,7 +1160,6 @@ class BatchedStep(CompiledStep):
         self._gvals[self._root] = 1.0
         self._contrib = np.zeros((self._n_contrib, batch))
         self._scratch((batch,))
-        self._by_sample: Floats = np.empty((batch, self._n_p))  # the gradients, one row per sample
         self.batch_size = batch
 
     def _load(self, inputs: tuple[Any, ...]) -> None:
@@ -1162,8 +1207,10 @@ class BatchedStep(CompiledStep):
         self._load(inputs)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
-            by_sample = self._by_sample
-            np.copyto(by_sample, self._backward().T)
+            self._backward()
+            by_sample = self._by_sample  # the gradients, one row per sample
+            if self._prefix_gathers:
+                by_sample += self._prefix[:, 0]
             grads = self._reduce(by_sample)
             loss = self._reduce(self._vals[self._root][:, None])
         return float(loss[0]), grads

@@ -388,3 +388,50 @@ def test_a_sum_sends_each_terms_gradient_straight_or_through_a_gather_and_the_nu
     for _ in range(2):
         loss, grads = unbatched(X[0], Y[0])
         assert equal(loss, e_loss) and grads.tolist() == e_grads
+
+
+# (the loss, whether some parameter's shared contributions come first in the eager order)
+PREFIXES: dict[str, tuple[Callable[[Value, Value, Value], Value], bool]] = {
+    # reverse topological order: the L2 term's two contributions to a and to b come first
+    "hinge + L2": (lambda x, a, b: (x * a + b).relu() + 1e-3 * (a * a + b * b), True),
+    # here the sample's own contribution comes first: gathered with the others, per sample
+    "L2 + hinge": (lambda x, a, b: 1e-3 * (a * a + b * b) + (x * a + b).relu(), False),
+    # a's shared contribution comes after its own, b's (through exp) before it
+    "shared on both sides": (lambda x, a, b: (a * a).tanh() * 0.5 + (x * a + b).relu() * 2 + b.exp(), True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PREFIXES))
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_a_parameters_shared_contributions_add_up_once_then_join_each_samples_own_bit_for_bit(
+    case: str, reduction: str
+) -> None:
+    """A parameter whose contributions the samples share (the L2 term's) before its last one,
+    which differs between samples: the shared ones add up once, into the parameter's prefix,
+    and the prefix is added to each sample's own contribution, as the eager engine adds them
+    (magnitudes far apart, so that another order of the additions shows in the last bits)."""
+    loss_of, prefixed = PREFIXES[case]
+    a, b = Value(3.0e7), Value(-2.5e-3)
+    params = [a, b]
+
+    def fn(x: Value) -> Value:
+        return loss_of(x, a, b)
+
+    step = mg_compile(fn, (1.0,), params=params, batched=True, reduction=reduction)
+    assert bool(step._prefix_gathers) is prefixed
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal(64) * 10.0 ** rng.integers(-9, 9, 64)
+    for size in (1, 2, 7, 64, 2):
+        loss, grads = step(X[:size])
+        e_loss, e_grads = eager_loop(fn, (X[:size],), params, reduction)
+        assert equal(loss, e_loss), (size, loss, e_loss)
+        assert all(equal(g, e) for g, e in zip(grads.tolist(), e_grads)), (size, grads, e_grads)
+
+
+def test_the_moons_models_parameters_take_their_l2_gradient_as_a_prefix() -> None:
+    model, loss_fn = moons_model()
+    X, t = moons_batch(1, seed=0)
+    step = mg_compile(loss_fn, (X[0], t[0]), params=model.parameters(), batched=True)
+    n = len(model.parameters())
+    prefixed = sum(np.arange(n)[g.targets].size for g in step._prefix_gathers)
+    assert prefixed == n and not step._param_gathers  # the hinge's contribution last, straight in
