@@ -59,7 +59,6 @@ from .engine import (
     Sub,
     Sum,
     Value,
-    _accumulated,
     _HandWritten,
     _hooks_of,
     _new_ctx,
@@ -1105,7 +1104,8 @@ class CompiledStep:
         ``.grad`` (so zero them between steps, e.g. ``optimizer.zero_grad()``); returns the loss."""
         loss, grads = self(*inputs)
         for p, g in zip(self.params, grads.tolist()):
-            p.grad = _accumulated(p.grad, g)
+            grad = p.grad  # as backward() adds: 0.0 counts as none yet, so -0.0 keeps its sign
+            p.grad = grad + g if grad else g
         return loss
 
 

@@ -716,11 +716,6 @@ def _vjp(node: Value, g: Any, create_graph: bool) -> Sequence[Any]:
     return grads  # type: ignore[no-any-return]
 
 
-def _accumulated(grad: float, g: float) -> float:
-    """``grad + g``, where a ``grad`` of 0.0 counts as none yet: PyTorch's None, so -0.0 keeps its sign."""
-    return grad + g if grad else g
-
-
 # ---- the other ops ----------------------------------------------------------------------
 
 
