@@ -46,6 +46,8 @@ from typing import Any, overload
 from .autograd import topological_order
 from .engine import Value
 from .files import write_atomically
+from .pages import HEAD as PAGE_HEAD
+from .pages import SCRIPT as CONTROLS_SCRIPT
 from .viz import (
     COLOURS,
     DEFAULT_MAX_NODES,
@@ -330,28 +332,16 @@ def explore(
     return explorer.save(path)
 
 
-_PAGE = r"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>%%TITLE%%</title>
-<style>
-  * { box-sizing: border-box; }
+_PAGE = (
+    PAGE_HEAD
+    + r"""
   html, body { margin: 0; height: 100%; }
   body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #212529;
          display: flex; flex-direction: column; background: #fff; }
   header { padding: 8px 12px; border-bottom: 1px solid #dee2e6; background: #f8f9fa; }
-  h1 { font-size: 16px; margin: 0 0 6px 0; font-weight: 600; }
   h1 small { font-weight: normal; color: #868e96; margin-left: 8px; }
-  .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
-  button { font: inherit; padding: 3px 10px; border: 1px solid #adb5bd; border-radius: 4px; background: #fff;
-           cursor: pointer; min-width: 34px; }
-  button:hover { background: #e9ecef; }
-  button.on { background: #d0ebff; border-color: #1c7ed6; }
   #scrub { flex: 1 1 200px; min-width: 120px; }
   #where { font-weight: 600; min-width: 220px; }
-  .keys { color: #868e96; font-size: 12px; }
   main { flex: 1; display: flex; min-height: 0; }
   #graph { flex: 1; overflow: auto; padding: 8px; min-width: 0; }
   #graph svg { display: block; }
@@ -417,6 +407,7 @@ _PAGE = r"""<!DOCTYPE html>
   </aside>
 </main>
 <script type="application/json" id="mg-data">%%DATA%%</script>
+<script>%%CONTROLS_SCRIPT%%</script>
 <script>
 "use strict";
 (function () {
@@ -427,7 +418,7 @@ _PAGE = r"""<!DOCTYPE html>
   // Frames: 0 = nothing computed; 1..N = forward, node i-1 appears; N+1..N+S = backward step;
   // N+S+1 = done (every gradient). The page opens at the start of the backward pass (frame N).
   const LAST = N + S + 1;
-  let frame = N, timer = null, picked = null, zoom = 1;
+  let frame = N, picked = null, zoom = 1, controls = null;
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -540,7 +531,7 @@ _PAGE = r"""<!DOCTYPE html>
       frame === N ? `forward done · backward: 0 of ${S} steps` :
       frame === LAST ? `backward done: every gradient` : `backward: step ${k + 1} of ${S}`;
     $("prev").disabled = frame === 0; $("next").disabled = frame === LAST;
-    if (frame === LAST) pause();
+    if (frame === LAST && controls) controls.pause();
   }
 
   function reveal(g) {
@@ -674,23 +665,6 @@ _PAGE = r"""<!DOCTYPE html>
     if (op) op.addEventListener("click", () => pick(i));
   });
 
-  function pause() {
-    if (timer !== null) clearInterval(timer);
-    timer = null; $("play").textContent = "▶ play"; $("play").classList.remove("on");
-  }
-  function play() {
-    if (frame === LAST) show(0);
-    pause();
-    const every = 1000 / Number($("speed").value);
-    timer = setInterval(() => { if (frame >= LAST) pause(); else show(frame + 1); }, every);
-    $("play").textContent = "⏸ pause"; $("play").classList.add("on");
-  }
-  function toggle() { if (timer === null) play(); else pause(); }
-  function speed(dir) {
-    const s = $("speed");
-    s.selectedIndex = Math.max(0, Math.min(s.options.length - 1, s.selectedIndex + dir));
-    if (timer !== null) play();
-  }
   function setZoom(z) {
     const vb = svg.viewBox.baseVal;
     if (z === null) z = Math.min(1.5, ($("graph").clientWidth - 20) / (vb.width * 4 / 3),
@@ -699,29 +673,18 @@ _PAGE = r"""<!DOCTYPE html>
     svg.style.width = (vb.width * zoom * 4 / 3) + "px"; svg.style.height = (vb.height * zoom * 4 / 3) + "px";
   }
 
-  $("scrub").max = String(LAST);
-  $("scrub").addEventListener("input", () => { pause(); show(Number($("scrub").value)); });
-  $("first").addEventListener("click", () => { pause(); show(0); });
-  $("prev").addEventListener("click", () => { pause(); show(frame - 1); });
-  $("next").addEventListener("click", () => { pause(); show(frame + 1); });
-  $("last").addEventListener("click", () => { pause(); show(LAST); });
-  $("fwd").addEventListener("click", () => { pause(); show(0); });
-  $("bwd").addEventListener("click", () => { pause(); show(N); });
-  $("play").addEventListener("click", toggle);
-  $("speed").addEventListener("change", () => { if (timer !== null) play(); });
+  controls = mgControls({
+    show, frame: () => frame, last: LAST,
+    keys: ({go, speed}) => ({
+      f: () => go(0), b: () => go(N), "+": () => speed(1), "=": () => speed(1), "-": () => speed(-1),
+      "0": () => setZoom(null),
+    }),
+  });
+  $("fwd").addEventListener("click", () => controls.go(0));
+  $("bwd").addEventListener("click", () => controls.go(N));
   $("zoomin").addEventListener("click", () => setZoom(zoom * 1.25));
   $("zoomout").addEventListener("click", () => setZoom(zoom / 1.25));
   $("zoomfit").addEventListener("click", () => setZoom(null));
-  document.addEventListener("keydown", (e) => {
-    if (e.target instanceof HTMLSelectElement || e.altKey || e.ctrlKey || e.metaKey) return;
-    const keys = {
-      ArrowRight: () => { pause(); show(frame + 1); }, ArrowLeft: () => { pause(); show(frame - 1); },
-      " ": toggle, Home: () => { pause(); show(0); }, End: () => { pause(); show(LAST); },
-      f: () => { pause(); show(0); }, b: () => { pause(); show(N); },
-      "+": () => speed(1), "=": () => speed(1), "-": () => speed(-1), "0": () => setZoom(null),
-    };
-    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
-  });
   const vb0 = svg.viewBox.baseVal;
   setZoom(Math.max(0.5, Math.min(1, ($("graph").clientWidth - 20) / (vb0.width * 4 / 3),
                                     ($("graph").clientHeight - 20) / (vb0.height * 4 / 3))));
@@ -731,4 +694,5 @@ _PAGE = r"""<!DOCTYPE html>
 </script>
 </body>
 </html>
-"""
+""".replace("%%CONTROLS_SCRIPT%%", CONTROLS_SCRIPT)
+)

@@ -45,6 +45,8 @@ from typing import Any
 
 from micrograd import Value, no_grad
 from micrograd.files import write_atomically
+from micrograd.pages import HEAD as PAGE_HEAD
+from micrograd.pages import SCRIPT as CONTROLS_SCRIPT
 
 from .module import Module
 
@@ -286,27 +288,15 @@ class TrainingRecorder:
         return target
 
 
-_PAGE = r"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>%%TITLE%%</title>
-<style>
-  * { box-sizing: border-box; }
+_PAGE = (
+    PAGE_HEAD
+    + r"""
   body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
          color: #212529; background: #fff; }
   header { padding: 8px 12px; border-bottom: 1px solid #dee2e6; background: #f8f9fa; position: sticky; top: 0;
            z-index: 1; }
-  h1 { font-size: 16px; margin: 0 0 6px 0; font-weight: 600; }
-  .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
-  button { font: inherit; padding: 3px 10px; border: 1px solid #adb5bd; border-radius: 4px; background: #fff;
-           cursor: pointer; min-width: 34px; }
-  button:hover { background: #e9ecef; }
-  button.on { background: #d0ebff; border-color: #1c7ed6; }
   #scrub { flex: 1 1 240px; }
   #status { font-weight: 600; font-variant-numeric: tabular-nums; min-width: 420px; }
-  .keys { color: #868e96; font-size: 12px; }
   main { display: flex; flex-wrap: wrap; gap: 16px; padding: 12px; align-items: flex-start; }
   figure { margin: 0; }
   figcaption { font-size: 12px; color: #495057; margin-bottom: 4px; }
@@ -357,6 +347,7 @@ _PAGE = r"""<!DOCTYPE html>
   </div>
 </main>
 <script type="application/json" id="mg-data">%%DATA%%</script>
+<script>%%CONTROLS_SCRIPT%%</script>
 <script>
 "use strict";
 (function () {
@@ -366,7 +357,7 @@ _PAGE = r"""<!DOCTYPE html>
   const CLASS = ["#e03131", "#1971c2", "#2f9e44", "#f08c00", "#7048e8", "#0c8599"];
   const REGION = [[255, 201, 201], [165, 216, 255], [178, 242, 187], [255, 216, 168], [208, 191, 255],
                   [153, 233, 242]];
-  let frame = 0, timer = null;
+  let frame = 0, controls = null;
   const num = (x) => typeof x === "number" ? x : Number(x);
 
   // Which boundary each frame shows: the latest computed at or before it.
@@ -517,20 +508,9 @@ _PAGE = r"""<!DOCTYPE html>
     curves();
     boundary();
     $("prev").disabled = frame === 0; $("next").disabled = frame === F - 1;
-    if (frame === F - 1) pause();
+    if (frame === F - 1 && controls) controls.pause();
   }
 
-  function pause() {
-    if (timer !== null) clearInterval(timer);
-    timer = null; $("play").textContent = "▶ play"; $("play").classList.remove("on");
-  }
-  function play() {
-    if (frame === F - 1) show(0);
-    pause();
-    timer = setInterval(() => { if (frame >= F - 1) pause(); else show(frame + 1); },
-                        1000 / Number($("speed").value));
-    $("play").textContent = "⏸ pause"; $("play").classList.add("on");
-  }
   function jumpTo(canvas, event) {
     const r = canvas.getBoundingClientRect(), P = 28, W = canvas.width;
     const x = (event.clientX - r.left) * W / r.width;
@@ -541,31 +521,16 @@ _PAGE = r"""<!DOCTYPE html>
       const s = f.step === null ? STEPS : f.step;
       if (Math.abs(s - k) < Math.abs((D.frames[best].step ?? STEPS) - k)) best = i;
     });
-    pause(); show(best);
+    controls.go(best);
   }
-  $("scrub").max = String(F - 1);
-  $("scrub").addEventListener("input", () => { pause(); show(Number($("scrub").value)); });
-  $("first").addEventListener("click", () => { pause(); show(0); });
-  $("prev").addEventListener("click", () => { pause(); show(frame - 1); });
-  $("next").addEventListener("click", () => { pause(); show(frame + 1); });
-  $("last").addEventListener("click", () => { pause(); show(F - 1); });
-  $("play").addEventListener("click", () => { if (timer === null) play(); else pause(); });
-  $("speed").addEventListener("change", () => { if (timer !== null) play(); });
+  controls = mgControls({show, frame: () => frame, last: F - 1});
   $("loss").addEventListener("click", (e) => jumpTo($("loss"), e));
   $("acc").addEventListener("click", (e) => jumpTo($("acc"), e));
-  document.addEventListener("keydown", (e) => {
-    if (e.target instanceof HTMLSelectElement || e.altKey || e.ctrlKey || e.metaKey) return;
-    const keys = {
-      ArrowRight: () => { pause(); show(frame + 1); }, ArrowLeft: () => { pause(); show(frame - 1); },
-      " ": () => { if (timer === null) play(); else pause(); },
-      Home: () => { pause(); show(0); }, End: () => { pause(); show(F - 1); },
-    };
-    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
-  });
   show(0);
   document.body.setAttribute("data-mg-ready", "1");
 })();
 </script>
 </body>
 </html>
-"""
+""".replace("%%CONTROLS_SCRIPT%%", CONTROLS_SCRIPT)
+)

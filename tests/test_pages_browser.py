@@ -313,3 +313,62 @@ def test_spirals_training_page_scrubs_to_the_loss_the_demo_printed(
     training_page(browser, tmp_path, spirals, ["--steps", "8", "--samples", "30", "--batch", "10"], capsys)
     screenshot(browser, tmp_path, "training-spirals-end")
     assert console_errors(browser) == []
+
+
+def test_both_pages_step_play_and_pause_with_the_same_controls(
+    browser: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """micrograd.pages on each page: space plays and pauses, Home and End, the buttons,
+    playing stops at the last frame; the explorer's own keys (+ and - for the speed, f)."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from demos import moons
+
+    def playing(d: Any) -> bool:
+        return "pause" in d.find_element("id", "play").text
+
+    root = GRAPHS["readme"]()
+    assert root is not None
+    open_page(browser, explore(root, tmp_path / "controls.html"))
+    speed = Select(browser.find_element("id", "speed"))
+    assert speed.first_selected_option.text == "1 / s"
+    press(browser, "+")
+    press(browser, "+")
+    assert speed.first_selected_option.text == "4 / s"
+    press(browser, "-")
+    assert speed.first_selected_option.text == "2 / s"
+    press(browser, " ")
+    assert playing(browser)
+    press(browser, " ")
+    assert not playing(browser)
+    press(browser, "f")
+    assert state(browser)["where"].startswith("forward: 0 of")
+    press(browser, Keys.END)
+    assert state(browser)["where"] == "backward done: every gradient"
+    browser.find_element("id", "first").click()
+    assert state(browser)["where"].startswith("forward: 0 of")
+    assert console_errors(browser) == []
+
+    assert moons.main(["--steps", "6", "--samples", "20", "--quiet", "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    open_page(browser, tmp_path / "training.html")
+    status = browser.find_element("id", "status")
+    Select(browser.find_element("id", "speed")).select_by_value("25")
+    browser.execute_script("document.activeElement.blur()")  # keys typed into the select are its own
+    press(browser, Keys.END)
+    assert status.text.startswith("after 6 steps:")
+    press(browser, Keys.HOME)
+    assert status.text.startswith("step 1 of 6:")
+    press(browser, "+")  # the replay has no speed keys: nothing happens
+    assert Select(browser.find_element("id", "speed")).first_selected_option.text == "25 / s"
+    press(browser, " ")
+    assert playing(browser)
+    WebDriverWait(browser, 20).until(lambda d: d.find_element("id", "status").text.startswith("after 6"))
+    assert not playing(browser)
+    browser.find_element("id", "prev").click()
+    assert status.text.startswith("step 6 of 6:")
+    browser.find_element("id", "play").click()  # from the step before the end: plays on to it
+    WebDriverWait(browser, 20).until(lambda d: not playing(d))
+    assert status.text.startswith("after 6 steps:")
+    assert console_errors(browser) == []
