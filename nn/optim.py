@@ -210,23 +210,25 @@ class Adam(Optimizer):
         bias_correction1 = 1 - beta1**t
         bias_correction2_sqrt = math.sqrt(1 - beta2**t)
         step_size = lr / bias_correction1
-        w1 = 1 - beta1
+        w1, w2, shrink = 1 - beta1, 1 - beta2, 1 - lr * wd
+        # (the loop reads locals only: it runs once per parameter, thousands of times per step)
+        decoupled, amsgrad, sqrt = self.decoupled_weight_decay, self.amsgrad, math.sqrt
         m, v, vmax = self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq
         for i, p in enumerate(self.params):
             g = p.grad
             if wd != 0:
-                if self.decoupled_weight_decay:
-                    p.data = p.data * (1 - lr * wd)
+                if decoupled:
+                    p.data = p.data * shrink
                 else:
                     g = g + wd * p.data
+            mi = m[i]
             # torch.lerp's two formulas, switching at weight 0.5
-            m[i] = m[i] + w1 * (g - m[i]) if w1 < 0.5 else g - (g - m[i]) * (1 - w1)
-            v[i] = v[i] * beta2 + (1 - beta2) * g * g
-            second = v[i]
-            if self.amsgrad:
+            m[i] = mi = mi + w1 * (g - mi) if w1 < 0.5 else g - (g - mi) * (1 - w1)
+            v[i] = second = v[i] * beta2 + w2 * g * g
+            if amsgrad:
                 vmax[i] = second = max(vmax[i], second)
-            denom = math.sqrt(second) / bias_correction2_sqrt + eps
-            p.data = p.data + -step_size * m[i] / denom
+            denom = sqrt(second) / bias_correction2_sqrt + eps
+            p.data = p.data + -step_size * mi / denom
 
 
 class AdamW(Adam):
