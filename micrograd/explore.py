@@ -19,7 +19,7 @@ page inline in JupyterLab, classic Notebook and VS Code (an ``<iframe
 srcdoc>``, so nothing to install and several explorers per notebook).
 
 Graphs are limited to ``max_nodes`` Values (default 300, as ``draw_dot``); a
-page takes about 2 kB per Value: 0.6 MB (600,925 bytes) for a 300-Value graph
+page takes about 2 kB per Value: about 0.6 MB for a 300-Value graph
 (an MLP(3, [8, 8, 1]) on one input, then tanh ops: ``tests/test_explore.py``).  Graphviz's
 layout runs with a time limit (``layout_timeout`` seconds, default 30).
 
