@@ -12,9 +12,10 @@ import math
 import numbers
 import reprlib
 from collections.abc import Sequence
+from typing import Any
 
 import micrograd
-from micrograd import Value
+from micrograd import Context, Function, Value
 
 Scalar = Value | float | int
 
@@ -94,6 +95,13 @@ def signed_labels(labels: Sequence[object]) -> list[int]:
     >>> signed_labels([0, 1, 1]), signed_labels([-1, 1])
     ([-1, 1, 1], [-1, 1])
     """
+    for i, y in enumerate(labels):
+        if isinstance(y, Value):  # a label micrograd.compile traces: its convention cannot be seen
+            raise TypeError(
+                f"labels[{i}] is a Value ({y!r}); binary labels must be numbers, since 1 means the positive "
+                "class in either convention. For a traced label in {-1, +1}, write the loss with it: "
+                "(1 + -t * score).relu()"
+            )
     values = [_number(y, f"labels[{i}]") for i, y in enumerate(labels)]
     seen = set(values)
     if seen <= {-1.0, 1.0}:
@@ -177,27 +185,77 @@ def log_softmax(logits: Sequence[Value]) -> list[Value]:
     return [s - lse for s in shifted]
 
 
-def cross_entropy(logits_per_sample: Sequence[Sequence[Value]], classes: Sequence[int]) -> Value:
+class Pick(Function):
+    """``values[label]`` as a node of the graph: the entry that ``label``, a class index held by
+    a Value, picks.  Because the choice is an op, not Python indexing, the label may change:
+    ``micrograd.compile(..., batched=True)`` traces one sample and replays the graph for every
+    sample, each picking its own class.  The gradient goes to the picked entry alone (the label,
+    an index, gets none); a label that is no index of ``values`` picks nan, and its gradient
+    is nan for every entry.
+
+    >>> from micrograd import Value
+    >>> a, b = Value(-0.5), Value(-2.0)
+    >>> y = Pick.apply(Value(1.0), a, b); y.backward(); y.data, b.grad, a.grad == 0
+    (-2.0, 1.0, True)
+    """
+
+    name = "pick"
+
+    @staticmethod
+    def forward(ctx: Context, label: Any, *values: Any) -> Any:
+        picked: Any = math.nan
+        missed: Any = math.nan  # the others' gradient: -0.0 (adds nothing), nan for a label out of range
+        for k in reversed(range(len(values))):  # where, not an if: it runs on arrays too
+            hit = micrograd.math.equal(label, k)
+            picked = micrograd.math.where(hit, values[k], picked)
+            missed = micrograd.math.where(hit, -0.0, missed)
+        ctx.save_for_backward(missed)
+        return picked
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        label, (missed,) = ctx.inputs[0], ctx.saved_tensors
+        grads = [
+            micrograd.math.where(micrograd.math.equal(label, k), g, missed)
+            for k in range(len(ctx.inputs) - 1)
+        ]
+        return (None, *grads)
+
+
+def cross_entropy(
+    logits_per_sample: Sequence[Sequence[Value]], classes: Sequence[int] | Sequence[Value]
+) -> Value:
     """Softmax cross-entropy: the mean of ``-log softmax(logits)[class]`` over samples.
 
     ``logits_per_sample`` holds one list of C logits per sample (for instance
     the outputs of ``MLP(nin, [..., C])``), ``classes`` one class index in
-    ``range(C)`` per sample, as ``torch.nn.functional.cross_entropy``.
+    ``range(C)`` per sample, as ``torch.nn.functional.cross_entropy``.  A class
+    may be a Value holding the index, e.g. a label that ``micrograd.compile``
+    traces: ``Pick`` then selects its log-probability inside the graph, so that
+    a batched replay gives each sample its own class (a label outside
+    ``range(C)`` there makes the loss and the gradients nan).
 
     >>> from micrograd import Value
     >>> round(cross_entropy([[Value(1000.0), Value(0.0)]], [1]).data, 6)
+    1000.0
+    >>> round(cross_entropy([[Value(1000.0), Value(0.0)]], [Value(1.0)]).data, 6)
     1000.0
     """
     samples = list(logits_per_sample)
     if not samples:
         raise ValueError("logits_per_sample is empty")
-    labels = list(classes)
+    labels: list[Any] = list(classes)
     _paired(samples, labels, "cross_entropy")
     terms: list[Value] = []
     for i, (zs, c) in enumerate(zip(samples, labels)):
         if isinstance(zs, Value) or not isinstance(zs, Sequence):
             raise TypeError(f"logits_per_sample[{i}] must be a list of logits, got {type(zs).__name__}")
-        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or not 0 <= c < len(zs):
+        if isinstance(c, Value):  # its number must be an index too (a float with an int's value)
+            valid = isinstance(c.data, (int, float)) and c.data in range(len(zs))
+        else:
+            valid = not isinstance(c, bool) and isinstance(c, numbers.Integral) and c in range(len(zs))
+        if not valid:
             raise ValueError(f"classes[{i}] must be a class index in range({len(zs)}), got {c!r}")
-        terms.append(-log_softmax(zs)[int(c)])
+        logp = log_softmax(zs)
+        terms.append(-(Pick.apply(c, *logp) if isinstance(c, Value) else logp[int(c)]))
     return _mean(terms)

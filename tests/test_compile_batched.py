@@ -158,6 +158,42 @@ def test_cross_entropy_classifier_with_one_hot_targets() -> None:
         assert math.isclose(loss, sum(per_sample) / size, rel_tol=1e-12)
 
 
+def test_cross_entropy_of_a_traced_class_label_as_issue_15_writes_it() -> None:
+    """compile(lambda x, y: losses.cross_entropy([model(x)], [y]), (X[0], y[0]), batched=True):
+    the label is traced as a Value, and losses.Pick selects each sample's own class inside the
+    graph.  The eager loop over the samples with int classes, within 1e-12 (log_softmax's traced
+    maximum, as above); the same numbers as one-hot targets; a label no class has gives nan."""
+    model = MLP(8, [12, 10], activation="relu", seed=3)
+    params = model.parameters()
+    rng = np.random.default_rng(5)
+    X, y = rng.random((64, 8)), rng.integers(0, 10, 64)
+    step = mg_compile(
+        lambda x, c: losses.cross_entropy([model(x)], [c]),
+        example_inputs=(X[0], y[0]),
+        params=params,
+        batched=True,
+    )
+
+    def by_int(x: list[Value], c: Value) -> Value:  # the class as a Python int, chosen outside the graph
+        return losses.cross_entropy([model(x)], [int(c.data)])
+
+    def by_onehot(x: list[Value], onehot: list[Value]) -> Value:
+        return -micrograd.sum(t * lp for t, lp in zip(onehot, losses.log_softmax(model(x))))
+
+    onehot = mg_compile(by_onehot, (X[0], np.eye(10)[y[0]]), params=params, batched=True)
+    for size in (1, 7, 64):
+        loss, grads = step(X[:size], y[:size])
+        e_loss, e_grads = eager_loop(by_int, (X[:size], y[:size]), params)
+        assert rel_diff([loss], [e_loss]) <= 1e-12
+        assert rel_diff(grads.tolist(), e_grads) <= 1e-12
+        o_loss, o_grads = onehot(X[:size], np.eye(10)[y[:size]])
+        assert loss == o_loss and grads.tolist() == o_grads.tolist()
+    bad = y[:7].astype(float)
+    bad[3] = 10.0
+    loss, grads = step(X[:7], bad)
+    assert math.isnan(loss) and np.isnan(grads).any()
+
+
 class FirstRowOnly(Function):
     """Runs on floats and on one row of numbers, not on a batch of rows."""
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from micrograd import Value, gradcheck
+from micrograd import Value, gradcheck, gradgradcheck
 from nn import accuracy, losses
 
 floats = st.floats(-5.0, 5.0, allow_nan=False)
@@ -30,6 +30,11 @@ def test_hinge_is_micrograds_demo_loss_bit_for_bit() -> None:
     expected = sum((1 + -yi * si).relu() for yi, si in zip(ys, scores)) * (1.0 / len(ys))
     assert losses.hinge(scores, ys).data == expected.data
     assert losses.hinge(scores, [1, 0, 0, 1]).data == expected.data  # 0 means -1
+
+
+def test_hinge_names_the_way_to_write_it_for_a_traced_label() -> None:
+    with pytest.raises(TypeError, match=r"labels\[0\] is a Value .*\(1 \+ -t \* score\)\.relu\(\)"):
+        losses.hinge([Value(0.5)], [Value(1.0)])
 
 
 @pytest.mark.parametrize("labels", [[1, 2], [-1, 0], [0.5, 1], [1, -1, 0]])
@@ -104,6 +109,44 @@ def test_cross_entropy_gradients_match_finite_differences(
         return losses.cross_entropy([list(zs[3 * i : 3 * i + 3]) for i in range(len(rows))], classes)
 
     assert gradcheck(f, flat)
+
+
+@settings(max_examples=60, deadline=None)
+@given(zs=st.lists(floats, min_size=1, max_size=6), data=st.data())
+def test_pick_selects_its_entry_and_passes_the_gradient_to_it_alone(
+    zs: list[float], data: st.DataObject
+) -> None:
+    label = data.draw(st.integers(0, len(zs) - 1))
+    entries = values(zs)
+    picked = losses.Pick.apply(Value(float(label)), *entries)
+    picked.backward()
+    assert picked.data == zs[label]
+    assert [e.grad for e in entries] == [1.0 if k == label else 0.0 for k in range(len(zs))]
+    assert gradcheck(lambda *v: losses.Pick.apply(Value(float(label)), *v) * v[0], values(zs))
+    assert gradgradcheck(lambda *v: losses.Pick.apply(Value(float(label)), *v) * v[0], values(zs))
+    nowhere = values(zs)
+    missed = losses.Pick.apply(Value(len(zs) + 0.5), *nowhere)  # no entry has that index
+    missed.backward()
+    assert math.isnan(missed.data) and all(math.isnan(e.grad) for e in nowhere)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.lists(floats, min_size=3, max_size=3), min_size=1, max_size=3), data=st.data())
+def test_cross_entropy_with_classes_held_by_values_is_the_same_bit_for_bit(
+    rows: list[list[float]], data: st.DataObject
+) -> None:
+    """A class given as a Value (a label micrograd.compile traces) picks its log-probability with
+    Pick inside the graph: the loss and every gradient as with the class given as an int."""
+    classes = data.draw(st.lists(st.integers(0, 2), min_size=len(rows), max_size=len(rows)))
+    by_int, by_value = [values(r) for r in rows], [values(r) for r in rows]
+    as_ints = losses.cross_entropy(by_int, classes)
+    as_values = losses.cross_entropy(by_value, [Value(float(c)) for c in classes])
+    as_ints.backward()
+    as_values.backward()
+    assert as_values.data == as_ints.data
+    assert [z.grad for row in by_value for z in row] == [z.grad for row in by_int for z in row]
+    with pytest.raises(ValueError, match=r"classes\[0\] must be a class index in range\(3\), got Value"):
+        losses.cross_entropy([values(rows[0])], [Value(1.5)])
 
 
 def test_losses_match_torch() -> None:
