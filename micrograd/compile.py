@@ -681,9 +681,16 @@ class CompiledStep:
             groups.setdefault(key, []).append(v)
         keys = sorted(groups, key=lambda k: k[0])  # stable: ties keep their first-seen order
 
-        # Slots of the value array: inputs, parameters, constants, then group by group.
+        # Slots of the value array: inputs, parameters, constants, then group by group.  The
+        # parameters in the order the per-sample ops read them (a layer's weights, neuron by
+        # neuron), so that an op reads its parameters as a view of consecutive rows, not a copy.
         slot: dict[Value, int] = {x: i for i, x in enumerate(inputs)}
-        slot.update((p, n_in + i) for i, p in enumerate(params))
+        read: dict[Value, None] = {}
+        for key in sorted(keys, key=lambda k: k[4]):  # per-sample groups first
+            if key[1] != "+":
+                read.update((c, None) for v in groups[key] for c in v._prev if c in param_index)
+        self._slot_params = (*read, *(p for p in params if p not in read))  # (read in slot order)
+        slot.update((p, n_in + i) for i, p in enumerate(self._slot_params))
         constants_ = [v for v in nodes if not v._prev and v not in slot]
         # Leaves the trace did not make from numbers: Values from outside fn, frozen unless in params.
         self.frozen_values = sum(1 for c in constants_ if c._op != _CONSTANT)
@@ -985,8 +992,8 @@ class CompiledStep:
                 gather.src = c_first
 
     def _param_data(self) -> Floats:
-        """The parameters' current ``.data``, read at every call."""
-        data: Floats = _numpy().fromiter(map(_DATA, self.params), float, self._n_p)
+        """The parameters' current ``.data``, read at every call, in the order of their slots."""
+        data: Floats = _numpy().fromiter(map(_DATA, self._slot_params), float, self._n_p)
         return data
 
     def _forward(self) -> None:
