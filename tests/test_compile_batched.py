@@ -464,10 +464,13 @@ def test_a_parameters_shared_contributions_add_up_once_then_join_each_samples_ow
         assert all(equal(g, e) for g, e in zip(grads.tolist(), e_grads)), (size, grads, e_grads)
 
 
-def test_the_moons_models_parameters_take_their_l2_gradient_as_a_prefix() -> None:
+def test_the_moons_model_reads_its_weights_as_views_and_takes_its_l2_gradient_as_a_prefix() -> None:
     model, loss_fn = moons_model()
     X, t = moons_batch(1, seed=0)
     step = mg_compile(loss_fn, (X[0], t[0]), params=model.parameters(), batched=True)
     n = len(model.parameters())
     prefixed = sum(np.arange(n)[g.targets].size for g in step._prefix_gathers)
     assert prefixed == n and not step._param_gathers  # the hinge's contribution last, straight in
+    layers = [grp for _, grp in step._groups if grp.fn is not None and grp.fn.name == "*" and not grp.shared]
+    assert [grp.stop - grp.start for grp in layers[:3]] == [32, 256, 16]  # each layer's products
+    assert all(type(grp.rows[0]) is slice for grp in layers[:3])  # their weights: consecutive slots
