@@ -431,14 +431,13 @@ class _Gather:
     __slots__ = (
         "dest",
         "flat",
+        "into",
         "lead",
         "scratch",
         "shared",
         "slots",
         "src",
         "targets",
-        "to_params",
-        "to_prefix",
         "view",
         "wide",
     )
@@ -448,8 +447,9 @@ class _Gather:
         self.slots = slots  # (uses, nodes): contribution slots, in the order backward adds them
         self.shared = shared  # (batched) per use: the same contribution for every sample
         self.wide = wide  # (batched) write whole rows (else the first column: the samples share the sums)
-        self.to_params = False  # into the parameters' gradients, not the nodes'
-        self.to_prefix = False  # (batched) into the parameters' shared prefixes (see after_shared)
+        # into the nodes' gradients (""), or the step's array of that name: the parameters'
+        # gradients ("_grads") or (batched) their shared prefixes ("_prefix", see after_shared)
+        self.into = ""
         # Per allocation (CompiledStep._scratch): the array its contributions are taken into, when
         # there are several of one kind; where the sums go (``dest``, its rows ``view`` when they
         # are a slice, ``flat`` when one flat view of them takes a reduction's result); ``lead``,
@@ -826,21 +826,20 @@ class CompiledStep:
         self._contrib: Floats = np.zeros(n_contrib)
 
         # Gradient gathers: each node whose contributions went to contribution slots sums them.
-        incoming_all = incoming
-        incoming = {c: rs for c, rs in incoming.items() if set(rs) <= gathered_ranks}
+        gathered = {c: rs for c, rs in incoming.items() if set(rs) <= gathered_ranks}
         self._gathers: dict[int, list[_Gather]] = {}
-        gather = self._by_uses(incoming, edge_slot, shared_edges)
+        gather = self._by_uses(gathered, edge_slot, shared_edges)
         for lvl, targets in gather(computed, level, slot, narrow, root):
             self._gathers.setdefault(lvl, []).append(targets)
         self._param_gathers = [g for _, g in gather(params, {}, param_index, set())]
         for g in self._param_gathers:
-            g.to_params = True
+            g.into = "_grads"
         # (batched) the shared prefixes: the parameters' contributions before their straight last one
-        before_last = {c: sorted(incoming_all[c])[:-1] for c in prefixed}
+        before_last = {c: sorted(incoming[c])[:-1] for c in prefixed}
         prefix_gathers = self._by_uses(before_last, edge_slot, shared_edges)
         self._prefix_gathers = [g for _, g in prefix_gathers(params, {}, param_index, set())]
         for g in self._prefix_gathers:
-            g.to_prefix = True
+            g.into = "_prefix"
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
         self.num_nodes = len(nodes)  # traced nodes the loss depends on
         self.num_groups = len(self._groups)  # numpy kernels per forward pass
@@ -968,15 +967,7 @@ class CompiledStep:
         ]
         for gather in gathers:
             shared = gather.shared
-            gather.dest = (
-                self._prefix
-                if gather.to_prefix
-                else self._grads
-                if gather.to_params
-                else gvals
-                if gather.wide
-                else g_first
-            )
+            gather.dest = getattr(self, gather.into) if gather.into else gvals if gather.wide else g_first
             rows = gather.targets
             gather.view = gather.dest[rows] if type(rows) is slice else None
             gather.flat = None
