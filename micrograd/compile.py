@@ -491,6 +491,58 @@ def _ordered_sum(np: Any, m: Floats, out: Floats | None = None) -> Floats:
     return out
 
 
+def _blocks(
+    keys: list[tuple[Any, ...]],
+    groups: dict[tuple[Any, ...], list[Value]],
+    operands: dict[Value, list[tuple[Value, float, int]]],
+    params: dict[Value, int],
+) -> dict[tuple[Any, ...], list[Value]]:
+    """Lay out sums so that they read their terms as one block of slots, a view, not a copy.
+
+    A sum group whose terms, ``(terms, nodes)``, are rows of parameters (a layer's biases), then
+    every node of one op group once (its products ``w*x``), all added, has that op group's nodes
+    reordered term by term (``groups`` is changed in place): the result says which parameters go
+    right before which group's nodes, in the same order, so that the rows form the block."""
+    member_of = {v: key for key, members in groups.items() for v in members}
+    lead: dict[tuple[Any, ...], list[Value]] = {}
+    placed: set[Value] = set()
+    for key in keys:
+        if key[1] != "+":
+            continue
+        rows = list(zip(*(operands[v] for v in groups[key])))
+        if any(sign != 1.0 for row in rows for _, sign, _ in row):
+            continue  # the replay multiplies the terms by their signs: they need a copy anyway
+        k = 0
+        while k < len(rows) and all(c in params for c, _, _ in rows[k]):
+            k += 1
+        firsts = [c for row in rows[:k] for c, _, _ in row]
+        nodes = [c for row in rows[k:] for c, _, _ in row]
+        other = member_of.get(nodes[0]) if nodes else None
+        if (
+            other is None
+            or other[1] == "+"
+            or other in lead
+            or other[4] != key[4]  # (batched) both shared by the samples, or neither
+            or len(set(nodes)) != len(nodes)
+            or set(nodes) != set(groups[other])
+            or len(set(firsts)) != len(firsts)
+            or not placed.isdisjoint(firsts)
+        ):
+            continue
+        groups[other] = nodes
+        lead[other] = firsts
+        placed.update(firsts)
+    return lead
+
+
+def _block(np: Any, rows: Any) -> slice | None:
+    """``rows``, an array of slots, as a slice when they are consecutive in their order."""
+    flat = np.ravel(rows)
+    if flat.size and (flat == np.arange(flat[0], flat[0] + flat.size)).all():
+        return slice(int(flat[0]), int(flat[0]) + flat.size)
+    return None
+
+
 def _same(a: Any, b: Any) -> bool:
     np = _numpy()
     a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
@@ -680,33 +732,47 @@ class CompiledStep:
                 key += (constants,)
             groups.setdefault(key, []).append(v)
         keys = sorted(groups, key=lambda k: k[0])  # stable: ties keep their first-seen order
+        lead = _blocks(keys, groups, operands, param_index)
 
-        # Slots of the value array: inputs, parameters, constants, then group by group.  The
-        # parameters in the order the per-sample ops read them (a layer's weights, neuron by
-        # neuron), so that an op reads its parameters as a view of consecutive rows, not a copy.
+        # Slots of the value array: inputs, parameters, constants, then group by group, each group
+        # after the parameters ``lead`` places before it.  The other parameters in the order the
+        # per-sample ops read them (a layer's weights, neuron by neuron), so that an op reads its
+        # parameters as a view of consecutive rows, not a copy.
         slot: dict[Value, int] = {x: i for i, x in enumerate(inputs)}
+        leading = [p for ps in lead.values() for p in ps]
         read: dict[Value, None] = {}
         for key in sorted(keys, key=lambda k: k[4]):  # per-sample groups first
             if key[1] != "+":
                 read.update((c, None) for v in groups[key] for c in v._prev if c in param_index)
-        self._slot_params = (*read, *(p for p in params if p not in read))  # (read in slot order)
-        slot.update((p, n_in + i) for i, p in enumerate(self._slot_params))
-        constants_ = [v for v in nodes if not v._prev and v not in slot]
+        read.update(dict.fromkeys(params))  # then the others, in their order
+        lead_set = set(leading)
+        region = [p for p in read if p not in lead_set]
+        self._slot_params = (*region, *leading)  # (the parameters' data, as _load writes it)
+        # The parameters' gradients are computed in this order too (a layer's weight gradients
+        # written as one block), then put in the order of ``params``.
+        grad_row = {p: i for i, p in enumerate(self._slot_params)}
+        self._user_order = np.array([grad_row[p] for p in params], dtype=np.intp)
+        slot.update((p, n_in + i) for i, p in enumerate(region))
+        n_region = len(region)
+        constants_ = [v for v in nodes if not v._prev and v not in slot and v not in lead_set]
         # Leaves the trace did not make from numbers: Values from outside fn, frozen unless in params.
         self.frozen_values = sum(1 for c in constants_ if c._op != _CONSTANT)
-        slot.update((c, n_in + n_p + i) for i, c in enumerate(constants_))
-        n = n_in + n_p + len(constants_)
+        slot.update((c, n_in + n_region + i) for i, c in enumerate(constants_))
+        n = n_in + n_region + len(constants_)
         for key in keys:
-            for v in groups[key]:
+            for v in (*lead.get(key, ()), *groups[key]):
                 slot[v] = n
                 n += 1
+        self._n_region = n_region
+        self._lead_slots = np.array([slot[p] for p in leading], dtype=np.intp)
         self._vals: Floats = np.zeros(n)
-        self._vals[n_in + n_p : n_in + n_p + len(constants_)] = [c.data for c in constants_]
+        self._const_rows = slice(n_in + n_region, n_in + n_region + len(constants_))
+        self._vals[self._const_rows] = [c.data for c in constants_]
         self._gvals: Floats = np.zeros(n)
         self._root = slot[root]
         self._gvals[self._root] = 1.0
-        self._root_param = param_index.get(root, -1)
-        self._n_in, self._n_p, self._n_const = n_in, n_p, len(constants_)
+        self._root_param = grad_row.get(root, -1)
+        self._n_in, self._n_p = n_in, n_p
 
         # Who receives gradients, from which edges (ranks).
         incoming: dict[Value, list[int]] = {}
@@ -740,7 +806,7 @@ class CompiledStep:
                 return None
             if all(c in param_index for c in targets):
                 prefixed.extend(c for c in targets if len(incoming[c]) > 1)
-                return _GRADS, [param_index[c] for c in targets]
+                return _GRADS, [grad_row[c] for c in targets]
             read_first = {c in narrow for c in targets if c in incoming}  # first column only?
             if any(c in param_index for c in targets) or len(read_first) > 1:
                 return None
@@ -764,7 +830,10 @@ class CompiledStep:
                 signs = np.array([[s for _, s, _ in col] for col in cols]).T.copy()
                 # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
                 grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self._batched)
-                grp.rows = grp.args
+                # the terms' rows: one block of slots (see _blocks), read as a view, else gathered;
+                # a view only without signs, which the replay multiplies the terms by in place
+                block = _block(np, grp.args[0]) if grp.signs is None else None
+                grp.rows = [block] if block is not None else grp.args
                 if key[3]:
                     # Term by term (a row: that term of every node): the rows whose contributions can
                     # go straight into gradients, one edge per kind of destination; the others into
@@ -831,13 +900,13 @@ class CompiledStep:
         gather = self._by_uses(gathered, edge_slot, shared_edges)
         for lvl, targets in gather(computed, level, slot, narrow, root):
             self._gathers.setdefault(lvl, []).append(targets)
-        self._param_gathers = [g for _, g in gather(params, {}, param_index, set())]
+        self._param_gathers = [g for _, g in gather(params, {}, grad_row, set())]
         for g in self._param_gathers:
             g.into = "_grads"
         # (batched) the shared prefixes: the parameters' contributions before their straight last one
         before_last = {c: sorted(incoming[c])[:-1] for c in prefixed}
         prefix_gathers = self._by_uses(before_last, edge_slot, shared_edges)
-        self._prefix_gathers = [g for _, g in prefix_gathers(params, {}, param_index, set())]
+        self._prefix_gathers = [g for _, g in prefix_gathers(params, {}, grad_row, set())]
         for g in self._prefix_gathers:
             g.into = "_prefix"
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
@@ -899,7 +968,7 @@ class CompiledStep:
                 )
             vals[at : at + size] = arr.ravel()
             at += size
-        vals[at : at + self._n_p] = self._param_data()
+        self._put_params(vals, self._param_data())
 
     @staticmethod
     def _first(arr: Floats) -> Floats:
@@ -943,9 +1012,11 @@ class CompiledStep:
                 grp.into = []
                 for dest, rows, terms in grp.edges:  # type: ignore[misc]
                     signs = None if grp.signs is None or (grp.signs[terms] > 0).all() else grp.signs[terms]
-                    if type(rows) is slice:  # contribution slots, (terms, nodes[, batch]): a view
-                        block = to[dest][rows].reshape(len(terms), grp.stop - grp.start, *grp.g.shape[1:])
-                        assert np.shares_memory(block, contrib)  # (writes must land)
+                    # contribution slots, or rows of gradients that form one block (see _blocks)
+                    rows = rows if type(rows) is slice else _block(np, rows) or rows
+                    if type(rows) is slice:  # (terms, nodes[, batch]): a view
+                        block = to[dest][rows].reshape(len(terms), grp.stop - grp.start, *to[dest].shape[1:])
+                        assert np.shares_memory(block, to[dest])  # (writes must land)
                         grp.into.append((block, ..., signs))
                     else:  # (terms, nodes) rows of gradients
                         grp.into.append((to[dest], rows, signs))
@@ -982,6 +1053,14 @@ class CompiledStep:
                 gather.lead = shared.index(False) if False in shared else len(shared)
                 gather.src = c_first
 
+    def _put_params(self, vals: Floats, data: Floats) -> None:
+        """The parameters' data into their slots: most in one block after the inputs, those
+        that ``_blocks`` placed before a group's nodes by index."""
+        at, n = self._n_in, self._n_region
+        vals[at : at + n] = data[:n]
+        if n < len(data):
+            vals[self._lead_slots] = data[n:]
+
     def _param_data(self) -> Floats:
         """The parameters' current ``.data``, read at every call, in the order of their slots."""
         data: Floats = _numpy().fromiter(map(_DATA, self._slot_params), float, self._n_p)
@@ -997,9 +1076,9 @@ class CompiledStep:
         for _, grp in self._groups:
             src = first if grp.shared else vals
             if grp.fn is None:  # an ordered sum: (terms, nodes[, batch]), added term by term
-                (idx,) = grp.args
-                # into the group's own array; the indices are in range, so mode="clip" changes nothing
-                terms = src.take(idx, axis=0, out=grp.scratch[0], mode="clip")
+                (idx,), (terms,) = grp.args, grp.views
+                if terms is None:  # gathered into the group's own array (in range: clip changes nothing)
+                    terms = src.take(idx, axis=0, out=grp.scratch[0], mode="clip")
                 if grp.signs is not None:
                     terms *= grp.signs
                 if grp.flat is not None:  # added up right into the value rows
@@ -1086,7 +1165,7 @@ class CompiledStep:
         self._load(inputs)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
-            grads = self._backward().copy()
+            grads = self._backward()[self._user_order]  # (a copy)
         return float(self._vals[self._root]), grads
 
     def forward(self, *inputs: Any) -> float:
@@ -1135,8 +1214,7 @@ class BatchedStep(CompiledStep):
     ) -> None:
         super().__init__(root, inputs, shapes, params)
         self.reduction = reduction
-        lo = self._n_in + self._n_p
-        self._constant_data = self._vals[lo : lo + self._n_const].copy()
+        self._constant_data = self._vals[self._const_rows].copy()
         self._slots, self._n_contrib = len(self._vals), len(self._contrib)
         self.batch_size = 0  # of the last call: the arrays' width
 
@@ -1151,9 +1229,8 @@ class BatchedStep(CompiledStep):
         if batch == self.batch_size:
             return
         np = _numpy()
-        lo = self._n_in + self._n_p
         self._vals = np.zeros((self._slots, batch))
-        self._vals[lo : lo + self._n_const] = self._constant_data[:, None]
+        self._vals[self._const_rows] = self._constant_data[:, None]
         self._gvals = np.zeros((self._slots, batch))
         self._gvals[self._root] = 1.0
         self._contrib = np.zeros((self._n_contrib, batch))
@@ -1189,7 +1266,7 @@ class BatchedStep(CompiledStep):
         for arr, size in zip(arrays, self._input_sizes):
             vals[at : at + size] = arr.reshape(batch, size).T
             at += size
-        vals[at : at + self._n_p] = self._param_data()[:, None]
+        self._put_params(vals, self._param_data()[:, None])
 
     def _reduce(self, per_sample: Floats) -> Floats:
         """Rows of ``per_sample`` (one per sample) added first to last, then the reduction."""
@@ -1209,7 +1286,7 @@ class BatchedStep(CompiledStep):
             by_sample = self._by_sample  # the gradients, one row per sample
             if self._prefix_gathers:
                 by_sample += self._prefix[:, 0]
-            grads = self._reduce(by_sample)
+            grads = self._reduce(by_sample)[self._user_order]
             loss = self._reduce(self._vals[self._root][:, None])
         return float(loss[0]), grads
 

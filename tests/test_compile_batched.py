@@ -474,3 +474,61 @@ def test_the_moons_model_reads_its_weights_as_views_and_takes_its_l2_gradient_as
     layers = [grp for _, grp in step._groups if grp.fn is not None and grp.fn.name == "*" and not grp.shared]
     assert [grp.stop - grp.start for grp in layers[:3]] == [32, 256, 16]  # each layer's products
     assert all(type(grp.rows[0]) is slice for grp in layers[:3])  # their weights: consecutive slots
+    # each layer's sum reads its bias and products as one block, and hands them its gradient as one
+    sums = [grp for _, grp in step._groups if grp.fn is None and not grp.shared and len(grp.args[0]) > 2]
+    assert [grp.args[0].shape for grp in sums] == [(3, 16), (17, 16), (17, 1)]
+    assert all(type(grp.rows[0]) is slice for grp in sums)
+    assert all(any(key is ... for _, key, _ in grp.into) for grp in sums)
+    assert all(type(grp.edges[0][1]) is slice for grp in layers[:3])  # weight gradients: one block
+
+
+def _layer_losses() -> dict[str, tuple[Callable[..., Value], list[Value]]]:
+    """Losses of a layer of three neurons on two inputs, ``b + w . x``, laid out or not by _blocks."""
+    rng = np.random.default_rng(11)
+    w = [
+        [Value(float(v)) for v in row]
+        for row in rng.standard_normal((3, 2)) * 10.0 ** rng.integers(-6, 6, (3, 2))
+    ]
+    b = [Value(float(v)) for v in rng.standard_normal(3) * 1e3]
+    flat = [p for row, bj in zip(w, b) for p in (*row, bj)]
+
+    def layer(x: Any, bias: Sequence[Value]) -> list[Value]:
+        return [micrograd.dot(row, x, bj) for row, bj in zip(w, bias)]
+
+    def block(x: Any) -> Value:  # the layout applies
+        return micrograd.sum(h.relu() * h for h in layer(x, b))
+
+    def shared_bias(x: Any) -> Value:  # one bias in every neuron: it cannot sit before each
+        return micrograd.sum(h.tanh() for h in layer(x, [b[0]] * 3))
+
+    def products_read_twice(x: Any) -> Value:  # the products also read by another op
+        hs = layer(x, b)
+        return micrograd.sum(hs) + hs[1]._prev[2].relu() * 3.0
+
+    def subtracted(x: Any) -> Value:  # terms with signs: multiplied in place, so gathered
+        return micrograd.sum((bj - row[0] * x[0] - row[1] * x[1]).relu() for row, bj in zip(w, b))
+
+    losses_ = {"block": block, "shared bias": shared_bias, "products read twice": products_read_twice}
+    return {name: (fn, flat) for name, fn in {**losses_, "subtracted": subtracted}.items()}
+
+
+@pytest.mark.parametrize("case", sorted(_layer_losses()))
+def test_a_sum_reads_a_layers_bias_and_products_as_one_block_or_gathers_them_with_the_same_numbers(
+    case: str,
+) -> None:
+    """_blocks puts a layer's biases right before its products, laid out term by term, so that
+    the neurons' sum reads them as one view; where that cannot be (a bias in two sums, terms
+    with signs) the terms are gathered.  Either way: the eager engine's numbers, bit for bit."""
+    fn, params = _layer_losses()[case]
+    X = moons_batch(7, seed=4)[0] * 1e3
+    step = mg_compile(fn, (X[0].tolist(),), params=params, batched=True)
+    layer_sum = next(grp for _, grp in step._groups if grp.fn is None and grp.args[0].shape == (3, 3))
+    assert (type(layer_sum.rows[0]) is slice) is (case in ("block", "products read twice"))
+    for size in (1, 7, 3):
+        loss, grads = step(X[:size])
+        e_loss, e_grads = eager_loop(fn, (X[:size],), params)
+        assert equal(loss, e_loss) and all(equal(g, e) for g, e in zip(grads.tolist(), e_grads))
+    unbatched = mg_compile(fn, (X[0].tolist(),), params=params)
+    loss, grads = unbatched(X[0])
+    e_loss, e_grads = eager_loop(fn, (X[:1],), params, "sum")
+    assert equal(loss, e_loss) and all(equal(g, e) for g, e in zip(grads.tolist(), e_grads))
