@@ -45,9 +45,9 @@ gradients, the eager engine's loop over the samples, bit for bit.
 
 from __future__ import annotations
 
-import operator
 import warnings
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .autograd import topological_order
@@ -104,7 +104,6 @@ def _numpy() -> Any:
 
 
 _np: Any = None  # numpy, once a step needs it (importing micrograd does not import it)
-_DATA = operator.attrgetter("data")
 
 
 # Sums (a + b, a - b, micrograd.sum) fuse into ordered sums: the sign of each operand after the first.
@@ -349,6 +348,7 @@ class _Group:
         "scratch",
         "shared",
         "signs",
+        "spread",
         "start",
         "stop",
         "template",
@@ -370,6 +370,7 @@ class _Group:
         self.scratch: list[Any] = []  # arrays the forward gathers operands into (None: a view)
         self.views: list[Any] = []  # (per allocation) the operands that are views, else None
         self.dest: Any = None  # (per allocation) the value rows the outputs go to
+        self.spread: Any = None  # (per allocation) rows to copy them to as well (see _scratch)
         self.flat: Any = None  # (per allocation) an ordered sum's rows as one flat view, or None
         self.g: Any = None  # (per allocation) the gradient rows of the outputs; None: none needed
         self.into: list[Any] = []  # (per allocation) ``edges`` as arrays to write into (see _scratch)
@@ -401,6 +402,68 @@ class _Group:
         ctx.output = out
         self.ctx = ctx
         return out
+
+    def forward_step(self, src: Floats) -> Callable[[], None]:
+        """This group's forward, its arrays bound, reading the value rows of ``src``: an op's on its
+        operands (views, or gathered into the group's own arrays), or an ordered sum's."""
+        np, dest, spread = _numpy(), self.dest, self.spread
+        take = src.take  # (the indices are in range: mode="clip" changes nothing, and is faster)
+        if self.fn is None:  # an ordered sum: (terms, nodes[, batch]), added term by term
+            (idx,), (view,), (buf,), signs, flat = self.args, self.views, self.scratch, self.signs, self.flat
+            terms_shape, out_shape = (idx.shape[0], -1), (idx.shape[1], *src.shape[1:])
+
+            def run_sum() -> None:
+                terms = view if view is not None else take(idx, axis=0, out=buf, mode="clip")
+                if signs is not None:
+                    terms *= signs
+                if flat is not None:  # added up right into the value rows
+                    _ordered_sum(np, terms.reshape(terms_shape), flat)
+                else:
+                    dest[...] = _ordered_sum(np, terms.reshape(terms_shape)).reshape(out_shape)
+                if spread is not None:
+                    spread[...] = dest
+
+            return run_sum
+        call, views = self.call_forward, self.views
+        parts = list(zip(views, self.rows, self.scratch))
+        on_views = all(view is not None for view in views)
+
+        def run_op() -> None:
+            out = call(
+                views
+                if on_views
+                else [v if v is not None else take(r, axis=0, out=b, mode="clip") for v, r, b in parts]
+            )
+            dest[...] = out
+            if spread is not None:
+                spread[...] = out
+
+        return run_op
+
+    def backward_step(self) -> Callable[[], None]:
+        """This group's backward, its arrays bound: its gradient rows ``g`` handed to each term
+        (an ordered sum: ``sign * g``) or through the op's backward, to where ``into`` says."""
+        np, g, into = _numpy(), self.g, self.into
+        if self.fn is None:
+
+            def run_sum() -> None:
+                for target, key, signs in into:
+                    if signs is None:
+                        target[key] = g
+                    elif key is ...:  # contribution slots: (terms, nodes[, batch]), a view
+                        np.multiply(signs, g, out=target)
+                    else:  # (terms, nodes) rows of gradients
+                        target[key] = signs * g
+
+            return run_sum
+        call = self.call_backward
+
+        def run_op() -> None:
+            for to, dx in zip(into, call(g)):
+                if to is not None:  # None: no gradient; -0.0 adds nothing, signed zeros included
+                    to[0][to[1]] = -0.0 if dx is None else dx
+
+        return run_op
 
     def call_backward(self, g: Any) -> list[Any]:
         """The op's own backward on arrays: one gradient per operand (None for none)."""
@@ -893,6 +956,8 @@ class CompiledStep:
             grp.wide = not grp.shared or any(v in wide for v in members)
             self._groups.append((key[0], grp))
         self._contrib: Floats = np.zeros(n_contrib)
+        # (a BatchedStep's own arrays for what the samples share, see _allocate; here the same arrays)
+        self._vals1, self._gvals1, self._contrib1 = self._vals, self._gvals, self._contrib
 
         # Gradient gathers: each node whose contributions went to contribution slots sums them.
         gathered = {c: rs for c, rs in incoming.items() if set(rs) <= gathered_ranks}
@@ -900,13 +965,13 @@ class CompiledStep:
         gather = self._by_uses(gathered, edge_slot, shared_edges)
         for lvl, targets in gather(computed, level, slot, narrow, root):
             self._gathers.setdefault(lvl, []).append(targets)
-        self._param_gathers = [g for _, g in gather(params, {}, grad_row, set())]
+        self._param_gathers = [g for _, g in gather(self._slot_params, {}, grad_row, set())]
         for g in self._param_gathers:
             g.into = "_grads"
         # (batched) the shared prefixes: the parameters' contributions before their straight last one
         before_last = {c: sorted(incoming[c])[:-1] for c in prefixed}
         prefix_gathers = self._by_uses(before_last, edge_slot, shared_edges)
-        self._prefix_gathers = [g for _, g in prefix_gathers(params, {}, grad_row, set())]
+        self._prefix_gathers = [g for _, g in prefix_gathers(self._slot_params, {}, grad_row, set())]
         for g in self._prefix_gathers:
             g.into = "_prefix"
         self._levels = max((lvl for lvl, _ in self._groups), default=0)
@@ -970,29 +1035,24 @@ class CompiledStep:
             at += size
         self._put_params(vals, self._param_data())
 
-    @staticmethod
-    def _first(arr: Floats) -> Floats:
-        """The first sample's column of a batched array (what every sample shares), as a view;
-        an unbatched array as it is."""
-        return arr[:, :1] if arr.ndim == 2 else arr
-
     def _scratch(self, tail: tuple[int, ...]) -> None:
         """The arrays a step reuses from call to call, for rows of shape ``tail`` (``(batch,)``):
         each group's gathered operands, and the parameters' gradients.  Fresh arrays of a batch's
         size at every step would cost more than the copies into them (the allocator hands large
         ones back to the system and page-faults them in again)."""
         np = _numpy()
-        vals = self._vals
-        first = self._first(vals)
+        vals, first = self._vals, self._vals1
         for _, grp in self._groups:
-            width = (1,) * len(tail) if grp.shared else tail  # a shared group: the first column
+            width = (1,) * len(tail) if grp.shared else tail  # a shared group: one column
             grp.scratch = [None if type(r) is slice else np.empty(r.shape + width) for r in grp.rows]
             # views of the value arrays, made once per allocation rather than at every step
             src = first if grp.shared else vals
             grp.views = [src[r] if type(r) is slice else None for r in grp.rows]
-            grp.dest = (vals if grp.wide else first)[grp.start : grp.stop]
+            grp.dest = src[grp.start : grp.stop]
+            # (batched) a shared group's values copied to every sample, for the per-sample ops that read them
+            grp.spread = vals[grp.start : grp.stop] if grp.shared and grp.wide and first is not vals else None
             # an ordered sum adds straight into its rows when they hold exactly its result
-            same = grp.fn is None and grp.dest.shape[1:] == src.shape[1:] and grp.dest.flags.c_contiguous
+            same = grp.fn is None and grp.dest.flags.c_contiguous
             grp.flat = grp.dest.reshape(-1) if same else None
         # One gradient per parameter (batched: per parameter and sample), rows no gradient reaches
         # stay 0.  Batched, they are the transposed view of an array with one row per sample, the
@@ -1002,7 +1062,7 @@ class CompiledStep:
         # (batched) added to every sample's parameter gradients; -0.0 adds nothing, signed zeros included
         self._prefix: Floats = np.full((self._n_p, 1), -0.0)
         gvals, contrib = self._gvals, self._contrib
-        to = (contrib, self._first(contrib), gvals, self._first(gvals), self._grads)  # by _CONTRIB, ...
+        to = (contrib, self._contrib1, gvals, self._gvals1, self._grads)  # by _CONTRIB, ...
         for _, grp in self._groups:
             if not any(grp.edges):
                 grp.g, grp.into = None, []
@@ -1030,7 +1090,7 @@ class CompiledStep:
                 else (to[edge[0]], edge[1])
                 for edge in grp.edges
             ]
-        c_first, g_first = self._first(contrib), self._first(gvals)
+        c_first, g_first = self._contrib1, self._gvals1
         gathers = [
             *self._param_gathers,
             *self._prefix_gathers,
@@ -1052,6 +1112,7 @@ class CompiledStep:
             else:  # the leading contributions the samples share, added up on one column, then the rest
                 gather.lead = shared.index(False) if False in shared else len(shared)
                 gather.src = c_first
+        self._programs()
 
     def _put_params(self, vals: Floats, data: Floats) -> None:
         """The parameters' data into their slots: most in one block after the inputs, those
@@ -1063,35 +1124,37 @@ class CompiledStep:
 
     def _param_data(self) -> Floats:
         """The parameters' current ``.data``, read at every call, in the order of their slots."""
-        data: Floats = _numpy().fromiter(map(_DATA, self._slot_params), float, self._n_p)
+        data: Floats = _numpy().fromiter([p.data for p in self._slot_params], float, self._n_p)
         return data
 
+    def _programs(self) -> None:
+        """The passes as lists of steps, one per group or gather, in the order they run, each
+        with its arrays bound (made once per allocation, so that a call only runs them).
+
+        Forward: level by level.  The value arrays hold one number per slot, or (batched) one
+        row of numbers per slot, one per sample; a group whose values the samples share
+        reads the first column only.  Backward: level by level from the loss, each level's
+        gathers, then its groups (a shared group's on the first column), then the gathers
+        of the parameters' gradients, in the eager order."""
+        vals, first = self._vals, self._vals1
+        self._forward_steps = [grp.forward_step(first if grp.shared else vals) for _, grp in self._groups]
+        steps: list[Callable[[], None]] = []
+        groups = self._groups
+        i = len(groups) - 1
+        for lvl in range(self._levels, 0, -1):
+            steps += [partial(self._gather, gather) for gather in self._gathers.get(lvl, ())]
+            while i >= 0 and groups[i][0] == lvl:
+                grp = groups[i][1]
+                i -= 1
+                if grp.g is not None:  # (None: no operand needs a gradient)
+                    steps.append(grp.backward_step())
+        steps += [partial(self._gather, gather) for gather in (*self._param_gathers, *self._prefix_gathers)]
+        self._backward_steps = steps
+
     def _forward(self) -> None:
-        """Every group's values, level by level.  The value arrays hold one number per slot, or
-        (batched) one row of numbers per slot, one per sample: ``take`` gathers whole rows, or
-        for a group whose values the samples share, rows of the first column only."""
-        np = _numpy()
-        vals = self._vals
-        first = self._first(vals)
-        for _, grp in self._groups:
-            src = first if grp.shared else vals
-            if grp.fn is None:  # an ordered sum: (terms, nodes[, batch]), added term by term
-                (idx,), (terms,) = grp.args, grp.views
-                if terms is None:  # gathered into the group's own array (in range: clip changes nothing)
-                    terms = src.take(idx, axis=0, out=grp.scratch[0], mode="clip")
-                if grp.signs is not None:
-                    terms *= grp.signs
-                if grp.flat is not None:  # added up right into the value rows
-                    _ordered_sum(np, terms.reshape(idx.shape[0], -1), grp.flat)
-                    continue
-                out = _ordered_sum(np, terms.reshape(idx.shape[0], -1)).reshape(idx.shape[1], *src.shape[1:])
-            else:
-                operands = [
-                    view if view is not None else src.take(r, axis=0, out=buf, mode="clip")
-                    for view, r, buf in zip(grp.views, grp.rows, grp.scratch)
-                ]
-                out = grp.call_forward(operands)
-            grp.dest[...] = out  # a shared row is broadcast
+        """Every group's values."""
+        for run in self._forward_steps:
+            run()
 
     def _gather(self, gather: _Gather) -> None:
         """The gradients of ``gather``'s nodes into their rows of ``gather.dest``: each the ordered
@@ -1126,34 +1189,9 @@ class CompiledStep:
 
     def _backward(self) -> Floats:
         """The parameters' gradients (batched: one column per sample), in the eager order."""
-        np = _numpy()
+        for run in self._backward_steps:
+            run()
         grads = self._grads
-        groups = self._groups
-        i = len(groups) - 1
-        for lvl in range(self._levels, 0, -1):
-            for gather in self._gathers.get(lvl, ()):
-                self._gather(gather)
-            while i >= 0 and groups[i][0] == lvl:
-                grp = groups[i][1]
-                i -= 1
-                if grp.g is None:  # no operand needs a gradient
-                    continue
-                g = grp.g  # shared contributions: the backward runs once, on the first column
-                if grp.fn is None:  # an ordered sum: each term gets sign * g
-                    for target, key, signs in grp.into:
-                        if signs is None:
-                            target[key] = g
-                        elif key is ...:  # contribution slots: (terms, nodes[, batch]), a view
-                            np.multiply(signs, g, out=target)
-                        else:  # (terms, nodes) rows of gradients
-                            target[key] = signs * g
-                    continue
-                for into, dx in zip(grp.into, grp.call_backward(g)):
-                    if into is not None:
-                        # None: no gradient; -0.0 adds nothing, signed zeros included
-                        into[0][into[1]] = -0.0 if dx is None else dx
-        for gather in (*self._param_gathers, *self._prefix_gathers):
-            self._gather(gather)
         if self._root_param >= 0:
             grads[self._root_param] = 1.0
         return grads
@@ -1230,10 +1268,17 @@ class BatchedStep(CompiledStep):
             return
         np = _numpy()
         self._vals = np.zeros((self._slots, batch))
-        self._vals[self._const_rows] = self._constant_data[:, None]
         self._gvals = np.zeros((self._slots, batch))
-        self._gvals[self._root] = 1.0
         self._contrib = np.zeros((self._n_contrib, batch))
+        # what the samples share, in arrays of one column of their own (contiguous, unlike a column
+        # of the arrays above): the shared groups' values, gradients and contributions
+        self._vals1, self._gvals1, self._contrib1 = (
+            np.zeros((len(a), 1)) for a in (self._vals, self._gvals, self._contrib)
+        )
+        for vals in (self._vals, self._vals1):
+            vals[self._const_rows] = self._constant_data[:, None]
+        for gvals in (self._gvals, self._gvals1):
+            gvals[self._root] = 1.0
         self._scratch((batch,))
         self.batch_size = batch
 
@@ -1266,7 +1311,9 @@ class BatchedStep(CompiledStep):
         for arr, size in zip(arrays, self._input_sizes):
             vals[at : at + size] = arr.reshape(batch, size).T
             at += size
-        self._put_params(vals, self._param_data()[:, None])
+        data = self._param_data()[:, None]
+        self._put_params(vals, data)
+        self._put_params(self._vals1, data)
 
     def _reduce(self, per_sample: Floats) -> Floats:
         """Rows of ``per_sample`` (one per sample) added first to last, then the reduction."""
