@@ -102,9 +102,9 @@ def _replay_steps(step: Any, params: list[Any], points: Any, labels: Any, steps:
     for k in range(steps):
         t0 = perf_counter()
         loss, grads = step(points, labels)
-        lr = learning_rate(k)
-        for p, g in zip(params, grads.tolist()):
-            p.data -= lr * g
+        # the SGD step, its products lr * g taken on the array (the same floats as one by one)
+        for p, step_k in zip(params, (learning_rate(k) * grads).tolist()):
+            p.data -= step_k
         samples.append(perf_counter() - t0)
         losses.append(loss)
     return {"samples": samples, "loss": losses}
