@@ -60,10 +60,16 @@ def _is_value(x: object) -> bool:
     return hasattr(x, "_prev") and hasattr(x, "data")
 
 
-def _numpy() -> Any:
-    import numpy
+_np: Any = None  # numpy, once an array needs it (importing micrograd does not import it)
 
-    return numpy
+
+def _numpy() -> Any:
+    global _np
+    if _np is None:
+        import numpy
+
+        _np = numpy
+    return _np
 
 
 def _array(x: Any, name: str) -> Any:
@@ -204,10 +210,9 @@ def where(cond: Any, a: Any, b: Any) -> Any:
         return a
     if cond is False:
         return b
-    np = _numpy()
-    if np.ndim(cond) == 0:  # a numpy bool scalar
-        return a if cond else b
-    return np.where(cond, a, b)
+    if getattr(cond, "ndim", 0):  # an array
+        return _numpy().where(cond, a, b)
+    return a if cond else b  # a numpy bool scalar, or a 0-d array
 
 
 def equal(a: Any, b: Any) -> Any:
