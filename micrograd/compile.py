@@ -499,6 +499,7 @@ class _Gather:
         "scratch",
         "shared",
         "slots",
+        "source",
         "src",
         "targets",
         "view",
@@ -524,6 +525,9 @@ class _Gather:
         self.flat: Any = None
         self.lead = -1
         self.src: Any = None
+        # (per allocation) when every contribution is one engine op's gradient for one operand:
+        # (its group, the index of that gradient, the slots counted from its first); see _scratch
+        self.source: tuple[_Group, int, Indices] | None = None
 
 
 # Where a group's backward writes an operand's contributions (``_Group.edges``): contribution
@@ -1112,7 +1116,37 @@ class CompiledStep:
             else:  # the leading contributions the samples share, added up on one column, then the rest
                 gather.lead = shared.index(False) if False in shared else len(shared)
                 gather.src = c_first
+        self._read_at_source(gathers)
         self._programs()
+
+    def _read_at_source(self, gathers: list[_Gather]) -> None:
+        """A gather of contributions that are all one engine op's gradients for one operand reads
+        them from the gradients the op's group keeps (``_Group.kept``), and the group's backward
+        writes no copy of them into the contribution slots.  (The engine's ops give arrays of
+        floats, or numbers that broadcast; a user op's gradients are copied, so converted.)"""
+        np = _numpy()
+        readers = np.full(len(self._contrib), -1)  # slot -> the gather that reads it (-2: several)
+        for i, gather in enumerate(gathers):
+            gather.source = None
+            slots = gather.slots.ravel()
+            readers[slots] = np.where(readers[slots] == -1, i, -2)
+        for _, grp in self._groups:
+            if grp.fn is None or not grp.fn._trusted:
+                continue
+            for k, edge in enumerate(grp.edges):
+                if edge is None or edge[0] != _CONTRIB or type(edge[1]) is not slice:
+                    continue
+                block = edge[1]
+                who = set(readers[block].tolist())
+                if len(who) != 1 or min(who) < 0:
+                    continue
+                gather = gathers[who.pop()]
+                if gather.lead >= 0 or not (
+                    block.start <= gather.slots.min() and gather.slots.max() < block.stop
+                ):
+                    continue
+                gather.source = (grp, grp.positions[k], gather.slots - block.start)
+                grp.into[k] = None
 
     def _put_params(self, vals: Floats, data: Floats) -> None:
         """The parameters' data into their slots: most in one block after the inputs, those
@@ -1142,14 +1176,36 @@ class CompiledStep:
         groups = self._groups
         i = len(groups) - 1
         for lvl in range(self._levels, 0, -1):
-            steps += [partial(self._gather, gather) for gather in self._gathers.get(lvl, ())]
+            steps += [self._gather_step(gather) for gather in self._gathers.get(lvl, ())]
             while i >= 0 and groups[i][0] == lvl:
                 grp = groups[i][1]
                 i -= 1
                 if grp.g is not None:  # (None: no operand needs a gradient)
                     steps.append(grp.backward_step())
-        steps += [partial(self._gather, gather) for gather in (*self._param_gathers, *self._prefix_gathers)]
+        steps += [self._gather_step(gather) for gather in (*self._param_gathers, *self._prefix_gathers)]
         self._backward_steps = steps
+
+    def _gather_step(self, gather: _Gather) -> Callable[[], None]:
+        """``gather`` as a step: ``_gather``, or, reading at the source, the op's gradients."""
+        if gather.source is None:
+            return partial(self._gather, gather)
+        np = _numpy()
+        grp, i, slots = gather.source
+        shape = (grp.stop - grp.start, *self._contrib.shape[1:])  # the op's gradients for one operand
+        scratch, flat, dest, rows = gather.scratch, gather.flat, gather.dest, gather.targets
+        terms_shape, out_shape = (slots.shape[0], -1), (slots.shape[1], *shape[1:])
+
+        def run() -> None:
+            dx = grp.kept[i]
+            if type(dx) is not np.ndarray or dx.shape != shape:  # None (no gradient: -0.0), or a number
+                dx = np.broadcast_to(-0.0 if dx is None else dx, shape)
+            terms = dx.take(slots, axis=0, out=scratch, mode="clip").reshape(terms_shape)
+            if flat is not None:
+                _ordered_sum(np, terms, flat)
+            else:
+                dest[rows] = _ordered_sum(np, terms).reshape(out_shape)
+
+        return run
 
     def _forward(self) -> None:
         """Every group's values."""

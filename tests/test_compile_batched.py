@@ -480,6 +480,36 @@ def test_the_moons_model_reads_its_weights_as_views_and_takes_its_l2_gradient_as
     assert all(type(grp.rows[0]) is slice for grp in sums)
     assert all(any(key is ... for _, key, _ in grp.into) for grp in sums)
     assert all(type(grp.edges[0][1]) is slice for grp in layers[:3])  # weight gradients: one block
+    # the hidden layer's gradients: gathered from what the products' backward returned, no copy
+    (hidden,) = [gather for gathers in step._gathers.values() for gather in gathers]
+    assert hidden.source is not None and hidden.source[0] is layers[1] and hidden.slots.shape == (16, 16)
+
+
+def test_a_gather_reads_an_engine_ops_gradients_where_the_op_made_them() -> None:
+    """A node whose contributions all come from one group of an engine op is gathered from the
+    gradients the op returned (a number, here ``h ** 0``'s 0.0, is broadcast), not from a copy
+    in the contribution slots; where they come from two groups, from the copies.  Either way,
+    the eager loop's numbers, signed zeros included."""
+    a = Value(0.7)
+
+    def one_group(x: list[Value]) -> Value:
+        h = x[0] * a
+        return h**0.0 * 3.0 + h**0.0 * -2.0 + (x[1] * a).relu()
+
+    def two_groups(x: list[Value]) -> Value:
+        h = x[0] * a
+        return h**0.0 * 3.0 + h.tanh() + (x[1] * a).relu()
+
+    X = moons_batch(5, seed=8)[0]
+    for fn, at_source in ((one_group, True), (two_groups, False)):
+        step = mg_compile(fn, (X[0].tolist(),), params=[a], batched=True)
+        gathers = [gather for gathers in step._gathers.values() for gather in gathers]
+        assert len(gathers) == 1 and (gathers[0].source is not None) is at_source
+        for size in (5, 1):
+            loss, grads = step(X[:size])
+            e_loss, e_grads = eager_loop(fn, (X[:size],), [a])
+            assert equal(loss, e_loss) and grads.tolist() == e_grads
+            assert math.copysign(1.0, grads[0]) == math.copysign(1.0, e_grads[0])
 
 
 def _layer_losses() -> dict[str, tuple[Callable[..., Value], list[Value]]]:
