@@ -610,6 +610,21 @@ def _block(np: Any, rows: Any) -> slice | None:
     return None
 
 
+def _write_to(np: Any, dest: Floats, rows: Any, tail: tuple[int, ...]) -> tuple[Floats, Any]:
+    """Where an op's gradients for ``rows`` of ``dest`` go: ``(array, key)``, the key ``...`` for a
+    view of consecutive rows, else the rows.  Into the parameters' gradients, which a batched
+    step holds transposed (one row per sample), numpy writes a view along its contiguous axis,
+    reading the gradients ``8 * batch`` bytes apart: when that stride is a multiple of 256 bytes
+    (a batch of 32, 64, ...) or the block is large, the reads evict each other from the cache
+    and row by row, through the rows as an index, is up to 2.5x faster."""
+    if type(rows) is not slice:
+        return dest, rows
+    transposed = dest.ndim == 2 and dest.strides[0] < dest.strides[1]  # (one row per sample)
+    if transposed and (rows.stop - rows.start > 512 or (8 * tail[0]) % 256 == 0):
+        return dest, np.arange(rows.start, rows.stop)
+    return dest[rows], ...
+
+
 def _same(a: Any, b: Any) -> bool:
     np = _numpy()
     a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
@@ -1087,12 +1102,7 @@ class CompiledStep:
                 continue
             # where each operand's contributions go: (array, key), the key ``...`` for a view of them
             grp.into = [
-                None
-                if edge is None
-                else (to[edge[0]][edge[1]], ...)
-                if type(edge[1]) is slice
-                else (to[edge[0]], edge[1])
-                for edge in grp.edges
+                None if edge is None else _write_to(np, to[edge[0]], edge[1], tail) for edge in grp.edges
             ]
         c_first, g_first = self._contrib1, self._gvals1
         gathers = [
