@@ -493,6 +493,20 @@ def test_math_namespace_agrees_on_floats_values_and_arrays() -> None:
     assert mm.isfinite(Value(1.0)) and not mm.isfinite(math.inf)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["exp", "expm1", "log", "log1p", "tanh", "sin", "cos"]),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=12),
+)
+def test_on_an_array_a_math_function_is_the_float_one_on_each_element(name: str, xs: list[float]) -> None:
+    """On an array, ``math``'s own function runs on each element, and where it refuses one (an
+    overflow, a pole, an infinity) the float function runs instead: its numbers, bit for bit."""
+    from micrograd import fmath
+
+    got = getattr(mm, name)(np.array(xs)).tolist()
+    assert all(_same(g, getattr(fmath, name)(x)) for g, x in zip(got, xs)), (name, xs, got)
+
+
 # ---- numerics fixed in this change ------------------------------------------------------------------
 
 
