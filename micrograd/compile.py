@@ -31,8 +31,9 @@ frozen.  numpy is imported only here, when compiling.
 
 ``compile(..., batched=True)`` traces one sample's loss and replays it over a
 batch of any size (``BatchedStep``): every slot of the value arrays becomes a
-row with one number per sample, so each group's op runs once on 2-D arrays,
-and the step returns the mean (or the sum) of the samples' losses and
+row with one number per sample, so each group's op runs once on 2-D arrays
+(what every sample shares, e.g. an L2 term of the parameters, once, on arrays
+of one column), and the step returns the mean (or the sum) of the samples' losses and
 gradients, the eager engine's loop over the samples, bit for bit.
 
 >>> from micrograd import Value
@@ -378,7 +379,7 @@ class _Group:
         self.edges: list[tuple[Any, ...] | None] = []
         self.ctx: Context | None = None
         self.kept: Sequence[Any] = ()  # the last backward's gradients (see call_backward)
-        # batched: values the same for every sample (computed once, on the first column), written
+        # batched: values the same for every sample (computed once, in the one-column arrays), written
         # as whole rows (read by per-sample ops), and contributions the same for every sample
         self.shared = self.narrow = False
         self.wide = True
@@ -510,7 +511,7 @@ class _Gather:
         self.targets = targets  # where the sums go: rows (a slice when consecutive)
         self.slots = slots  # (uses, nodes): contribution slots, in the order backward adds them
         self.shared = shared  # (batched) per use: the same contribution for every sample
-        self.wide = wide  # (batched) write whole rows (else the first column: the samples share the sums)
+        self.wide = wide  # (batched) write whole rows (else one column: the samples share the sums)
         # into the nodes' gradients (""), or the step's array of that name: the parameters'
         # gradients ("_grads") or (batched) their shared prefixes ("_prefix", see after_shared)
         self.into = ""
@@ -526,13 +527,14 @@ class _Gather:
         self.lead = -1
         self.src: Any = None
         # (per allocation) when every contribution is one engine op's gradient for one operand:
-        # (its group, the index of that gradient, the slots counted from its first); see _scratch
+        # (its group, the index of that gradient, the slots counted from its first); see
+        # CompiledStep._read_at_source
         self.source: tuple[_Group, int, Indices] | None = None
 
 
 # Where a group's backward writes an operand's contributions (``_Group.edges``): contribution
-# slots, to be gathered (all samples, or the first sample's column when the samples share them),
-# or straight into a gradient: a node's (all samples, or the first column), a parameter's.
+# slots, to be gathered (all samples, or one column when the samples share them), or straight
+# into a gradient: a node's (all samples, or one column), a parameter's.
 _CONTRIB, _C_FIRST, _GVALS, _G_FIRST, _GRADS = range(5)
 
 
@@ -779,13 +781,13 @@ class CompiledStep:
             level[v] = 1 + max(level.get(c, 0) for c, _, _ in operands[v])
             needs_grad[v] = any(needs_grad.get(c, False) for c, _, _ in operands[v])
 
-        # Batched: what every sample shares runs once, on the first sample's column of the arrays.
+        # Batched: what every sample shares runs once, on arrays of one column (BatchedStep._allocate).
         shared, shared_grad, shared_edges = (
             _shared_by_all_samples(root, computed, operands, ops, set(inputs), needs_grad)
             if self._batched
             else (set(), set(), set())
         )
-        # a group whose contributions are shared runs its backward on the first column too
+        # a group whose contributions are shared runs its backward on one column too
         narrow = {v for v in computed if v in shared_grad and (v not in ops or v in shared)}
         wide = {root}  # shared values read as whole rows: the loss and operands of per-sample ops
         for v in computed:
@@ -889,7 +891,7 @@ class CompiledStep:
             if all(c in param_index for c in targets):
                 prefixed.extend(c for c in targets if len(incoming[c]) > 1)
                 return _GRADS, [grad_row[c] for c in targets]
-            read_first = {c in narrow for c in targets if c in incoming}  # first column only?
+            read_first = {c in narrow for c in targets if c in incoming}  # one column only?
             if any(c in param_index for c in targets) or len(read_first) > 1:
                 return None
             first_column = True in read_first
@@ -1177,8 +1179,8 @@ class CompiledStep:
 
         Forward: level by level.  The value arrays hold one number per slot, or (batched) one
         row of numbers per slot, one per sample; a group whose values the samples share
-        reads the first column only.  Backward: level by level from the loss, each level's
-        gathers, then its groups (a shared group's on the first column), then the gathers
+        runs on the arrays of one column.  Backward: level by level from the loss, each
+        level's gathers, then its groups (a shared group's on one column), then the gathers
         of the parameters' gradients, in the eager order."""
         vals, first = self._vals, self._vals1
         self._forward_steps = [grp.forward_step(first if grp.shared else vals) for _, grp in self._groups]
