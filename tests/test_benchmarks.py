@@ -15,7 +15,7 @@ from benchmarks import digits, report
 from benchmarks.install_reference import installed_version
 from benchmarks.moons import initial_weights, make_moons
 from benchmarks.report import max_rel_diff
-from benchmarks.suite import REFERENCE_DIR, REFERENCE_VERSION, REPO_ROOT, WORKLOADS
+from benchmarks.suite import REF, REFERENCE_DIR, REFERENCE_VERSION, REPO_ROOT, WORKLOADS
 from tests.micrograd_reference import ensure_installed
 
 
@@ -176,3 +176,47 @@ def test_the_readme_shows_the_committed_run() -> None:
     assert not missing, (
         f"README.md does not show these parts of latest.json (paste `make bench`'s output): {missing}"
     )
+
+
+def _about(x: float) -> str:
+    """A large ratio to two significant figures, as the README's sentences write it: 4,800."""
+    return f"{round(x, 1 - math.floor(math.log10(x))):,.0f}"
+
+
+def test_the_readmes_sentences_quote_the_committed_run() -> None:
+    """The numbers the README's sentences give about the benchmark are the committed run's too."""
+    doc = json.loads((REPO_ROOT / "benchmarks" / "results" / "latest.json").read_text())
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())  # (sentences wrap anywhere)
+    target = {t["target"]: t for t in doc["targets"]}
+
+    def value(prefix: str) -> float:
+        (found,) = [t["value"] for name, t in target.items() if name.startswith(prefix)]
+        return float(found)
+
+    steps = doc["workloads"]["train_step"]["rows"]
+    ratio = {(c["workload"], c["row"]): c["ratio"] for c in doc["baseline"]["comparison"]}
+    batched = target["batched compiled replay within 3x of the numpy floor (issue 15)"]
+    trace_ms = value("batched compiled replay: trace") * 1e3
+    compiled, batched_vs = (
+        steps[row]["vs"][REF] for row in ("ours, compiled replay", "ours, compiled replay, batched")
+    )
+    sentences = [
+        f"micrograd's own demo step runs {value('training step >= 10x'):.0f}x faster than micrograd 0.1.0 "
+        f"as users run it ({value('training step faster'):.1f}x faster than micrograd with its collector "
+        "off)",
+        f"compiled replay (`micrograd.compile`) runs it about {_about(compiled)}x faster, and the batched "
+        f"replay (one point's loss traced in {trace_ms:.0f} ms, replayed over the 100 points) about "
+        f"{_about(batched_vs)}x, {batched['value']:.1f}x the time of a hand-vectorised numpy step",
+        f"the batched replay of the moons step is {batched['value']:.1f}x the numpy floor (target 3x: "
+        f"{'met' if batched['met'] else 'not met'})",
+        f"the trace of the per-sample graph takes {trace_ms:.0f} ms",
+        f"an epoch of the digits model takes {value('digits: one epoch <') * 1e3:.0f} ms (target < 1 s), "
+        f"{value('digits: one epoch, batched'):.0f}x the same training written in plain numpy, with the same "
+        f"losses ({value('digits: the same losses'):.1e})",
+        f"({ratio['train_step', 'ours']:.2f}x with the collector on, "
+        f"{ratio['train_step', 'ours, gc off']:.2f}x off, in the run above), a faster forward pass "
+        f"({ratio['forward', 'ours, gc off']:.2f}x with the collector off) and compiled replay "
+        f"({ratio['train_step', 'ours, compiled replay']:.2f}x)",
+    ]
+    missing = [sentence for sentence in sentences if sentence not in readme]
+    assert not missing, f"README.md's sentences do not give latest.json's numbers; it should say: {missing}"
