@@ -207,6 +207,8 @@ def test_the_readmes_sentences_quote_the_committed_run() -> None:
         f"compiled replay (`micrograd.compile`) runs it about {_about(compiled)}x faster, and the batched "
         f"replay (one point's loss traced in {trace_ms:.0f} ms, replayed over the 100 points) about "
         f"{_about(batched_vs)}x, {batched['value']:.1f}x the time of a hand-vectorised numpy step",
+        f"| {value('training step >= 10x'):.0f}× eager, about {_about(compiled)}× with `micrograd.compile` "
+        f"and {_about(batched_vs)}× with `compile(batched=True)` (benchmark above) |",
         f"the batched replay of the moons step is {batched['value']:.1f}x the numpy floor (target 3x: "
         f"{'met' if batched['met'] else 'not met'})",
         f"the trace of the per-sample graph takes {trace_ms:.0f} ms",
