@@ -101,7 +101,7 @@ def _unary(
     """``on_float`` on a number, the Value method ``method`` on a Value, and on an array
     ``on_array`` (a numpy function that gives the float's very result), else ``on_float``
     element by element: first ``raising``, the ``math`` function that gives the same
-    numbers where it does not raise, which is three times faster."""
+    numbers where it does not raise, with no Python call per element (a third less time)."""
     if type(x) is float:
         return on_float(x)
     if _is_value(x):
