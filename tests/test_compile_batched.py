@@ -538,8 +538,8 @@ def _layer_losses() -> dict[str, tuple[Callable[..., Value], list[Value]]]:
     def subtracted(x: Any) -> Value:  # terms with signs: multiplied in place, so gathered
         return micrograd.sum((bj - row[0] * x[0] - row[1] * x[1]).relu() for row, bj in zip(w, b))
 
-    losses_ = {"block": block, "shared bias": shared_bias, "products read twice": products_read_twice}
-    return {name: (fn, flat) for name, fn in {**losses_, "subtracted": subtracted}.items()}
+    cases = [block, shared_bias, products_read_twice, subtracted]
+    return {fn.__name__.replace("_", " "): (fn, flat) for fn in cases}
 
 
 @pytest.mark.parametrize("case", sorted(_layer_losses()))
