@@ -560,6 +560,16 @@ def _ordered_sum(np: Any, m: Floats, out: Floats | None = None) -> Floats:
     return out
 
 
+def _sum_uses(np: Any, gather: _Gather, src: Floats, slots: Indices) -> None:
+    """A gather's one reduction: the contributions at ``slots`` (uses, nodes) of ``src``, taken
+    into the gather's own array, each node's added first to last into its rows of ``dest``."""
+    (u, k), terms = slots.shape, src.take(slots, axis=0, out=gather.scratch, mode="clip")
+    if gather.flat is not None:
+        _ordered_sum(np, terms.reshape(u, -1), gather.flat)
+    else:
+        gather.dest[gather.targets] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
+
+
 def _blocks(
     keys: list[tuple[Any, ...]],
     groups: dict[tuple[Any, ...], list[Value]],
@@ -1204,18 +1214,12 @@ class CompiledStep:
         np = _numpy()
         grp, i, slots = gather.source
         shape = (grp.stop - grp.start, *self._contrib.shape[1:])  # the op's gradients for one operand
-        scratch, flat, dest, rows = gather.scratch, gather.flat, gather.dest, gather.targets
-        terms_shape, out_shape = (slots.shape[0], -1), (slots.shape[1], *shape[1:])
 
         def run() -> None:
             dx = grp.kept[i]
             if type(dx) is not np.ndarray or dx.shape != shape:  # None (no gradient: -0.0), or a number
                 dx = np.broadcast_to(-0.0 if dx is None else dx, shape)
-            terms = dx.take(slots, axis=0, out=scratch, mode="clip").reshape(terms_shape)
-            if flat is not None:
-                _ordered_sum(np, terms, flat)
-            else:
-                dest[rows] = _ordered_sum(np, terms).reshape(out_shape)
+            _sum_uses(np, gather, dx, slots)
 
         return run
 
@@ -1230,12 +1234,7 @@ class CompiledStep:
         np = _numpy()
         slots, lead, dest, rows = gather.slots, gather.lead, gather.dest, gather.targets
         if lead < 0:  # one kind: one reduction over the uses
-            src = gather.src
-            (u, k), terms = slots.shape, src.take(slots, axis=0, out=gather.scratch, mode="clip")
-            if gather.flat is not None:
-                _ordered_sum(np, terms.reshape(u, -1), gather.flat)
-            else:
-                dest[rows] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
+            _sum_uses(np, gather, gather.src, slots)
             return
         # Mixed, or one use: added in place, left to right, the leading shared ones on one column
         # (-0.0 + x is x, and a + b is b + a, bit for bit: the same sums as _ordered_sum's).
