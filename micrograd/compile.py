@@ -46,6 +46,8 @@ gradients, the eager engine's loop over the samples, bit for bit.
 
 from __future__ import annotations
 
+import reprlib
+import struct
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -846,6 +848,7 @@ class CompiledStep:
         # written as one block), then put in the order of ``params``.
         grad_row = {p: i for i, p in enumerate(self._slot_params)}
         self._user_order = np.array([grad_row[p] for p in params], dtype=np.intp)
+        self._pack = struct.Struct(f"{n_p}d").pack  # (see _param_data)
         slot.update((p, n_in + i) for i, p in enumerate(region))
         n_region = len(region)
         constants_ = [v for v in nodes if not v._prev and v not in slot and v not in lead_set]
@@ -1179,9 +1182,22 @@ class CompiledStep:
             vals[self._lead_slots] = data[n:]
 
     def _param_data(self) -> Floats:
-        """The parameters' current ``.data``, read at every call, in the order of their slots."""
-        data: Floats = _numpy().fromiter([p.data for p in self._slot_params], float, self._n_p)
-        return data
+        """The parameters' current ``.data``, read at every call, in the order of their slots (packed
+        as C doubles, which converts them as ``float()`` does, in a quarter of ``fromiter``'s time)."""
+        data = [p.data for p in self._slot_params]
+        try:
+            packed = self._pack(*data)
+        except (TypeError, ValueError, OverflowError, struct.error):
+            for p, x in zip(self._slot_params, data):
+                try:
+                    struct.pack("d", x)
+                except (TypeError, ValueError, OverflowError, struct.error) as exc:
+                    raise TypeError(
+                        f"params[{self.params.index(p)}].data is {reprlib.repr(x)}, which is not a float "
+                        f"({exc}); a compiled step reads each parameter's .data as a float at every call"
+                    ) from None
+            raise
+        return _numpy().frombuffer(packed)  # type: ignore[no-any-return]
 
     def _programs(self) -> None:
         """The passes as lists of steps, one per group or gather, in the order they run, each

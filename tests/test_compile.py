@@ -442,6 +442,22 @@ def test_call_with_wrong_input_count_or_shape_is_a_clear_error() -> None:
         step(np.ones((3, 2)), "zero")
 
 
+def test_a_parameter_whose_data_is_not_a_number_is_named() -> None:
+    """The parameters' .data are read at every call; one that is not a number is named, and any
+    number type float() takes (an int, a bool, a numpy float) is read as that float."""
+    w, b = Value(0.5), Value(0.0)
+    step = mg_compile(lambda x: w * x + b, 2.0, params=[w, b])
+    b.data = "0.1"  # type: ignore[assignment]
+    with pytest.raises(TypeError, match=r"params\[1\]\.data is '0\.1', which is not a float"):
+        step(2.0)
+    b.data = 10**400
+    with pytest.raises(TypeError, match=r"params\[1\]\.data is 1000.*, which is not a float"):
+        step(2.0)
+    w.data, b.data = np.float64(3.0), True
+    loss, grads = step(2.0)
+    assert (loss, grads.tolist()) == (7.0, [2.0, 1.0])
+
+
 def test_unsupported_op_is_named() -> None:
     x = Value(1.0)
 
