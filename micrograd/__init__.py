@@ -12,9 +12,9 @@ Modules, each one thing: ``engine`` (Value, ``Function`` and the ops, ``backward
 (``grad``), ``grad_mode`` (``no_grad``, ``detect_anomaly``), ``check``
 (``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics),
 ``viz`` (``draw_dot``, ``render``, ``explain``), ``explore`` (the step-through
-page), ``compile`` (trace once, replay with numpy), ``func`` (function
-transforms, forward mode), ``exercises`` (checks for ops you write), ``files``
-(atomic writes).
+page), ``compile`` (trace once, replay with numpy; ``replay`` holds the compiled
+steps, ``groups`` what they run), ``func`` (function transforms, forward mode),
+``exercises`` (checks for ops you write), ``files`` (atomic writes).
 """
 
 from . import _clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment

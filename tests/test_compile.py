@@ -20,8 +20,9 @@ np = pytest.importorskip("numpy", reason="micrograd.compile replays with numpy")
 
 import micrograd  # noqa: E402
 from micrograd import Value  # noqa: E402
-from micrograd.compile import CompiledStep, CompileError, TracerWarning, _ordered_sum  # noqa: E402
+from micrograd.compile import CompiledStep, CompileError, TracerWarning  # noqa: E402
 from micrograd.compile import compile as mg_compile  # noqa: E402
+from micrograd.groups import _ordered_sum  # noqa: E402
 
 
 def eager(

@@ -398,7 +398,7 @@ def test_a_sum_sends_each_terms_gradient_straight_or_through_a_gather_and_the_nu
     """A sum whose terms are a node used once (its gradient goes straight), a node used twice
     (through contribution slots, then gathered), a parameter and a number; subtracted terms too.
     Repeated calls, with the arrays kept from call to call, give the same numbers."""
-    from micrograd.compile import _CONTRIB, _GVALS
+    from micrograd.groups import _CONTRIB, _GVALS
 
     a, b = Value(0.5), Value(-1.5)
     params = [a, b]
