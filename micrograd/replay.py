@@ -689,8 +689,8 @@ class CompiledStep:
             vals[self._lead_slots] = data[n:]
 
     def _param_data(self) -> Floats:
-        """The parameters' current ``.data``, read at every call, in the order of their slots (packed
-        as C doubles, which converts them as ``float()`` does, in a quarter of ``fromiter``'s time)."""
+        """The parameters' current ``.data``, read at every call, in the order of their slots: packed
+        as C doubles (a number converts as ``float()`` converts it), in half of ``fromiter``'s time."""
         data = [p.data for p in self._slot_params]
         try:
             packed = self._pack(*data)
