@@ -418,7 +418,7 @@ _PAGE = (
   // Frames: 0 = nothing computed; 1..N = forward, node i-1 appears; N+1..N+S = backward step;
   // N+S+1 = done (every gradient). The page opens at the start of the backward pass (frame N).
   const LAST = N + S + 1;
-  let frame = N, picked = null, zoom = 1, controls = null;
+  let frame = N, picked = null, zoom = 1;
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -531,7 +531,6 @@ _PAGE = (
       frame === N ? `forward done · backward: 0 of ${S} steps` :
       frame === LAST ? `backward done: every gradient` : `backward: step ${k + 1} of ${S}`;
     $("prev").disabled = frame === 0; $("next").disabled = frame === LAST;
-    if (frame === LAST && controls) controls.pause();
   }
 
   function reveal(g) {
@@ -673,7 +672,7 @@ _PAGE = (
     svg.style.width = (vb.width * zoom * 4 / 3) + "px"; svg.style.height = (vb.height * zoom * 4 / 3) + "px";
   }
 
-  controls = mgControls({
+  const controls = mgControls({
     show, frame: () => frame, last: LAST,
     keys: ({go, speed}) => ({
       f: () => go(0), b: () => go(N), "+": () => speed(1), "=": () => speed(1), "-": () => speed(-1),

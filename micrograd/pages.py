@@ -48,8 +48,10 @@ function mgControls(o) {
   function play() {
     if (o.frame() === o.last) o.show(0);
     pause();
-    timer = setInterval(() => { if (o.frame() >= o.last) pause(); else o.show(o.frame() + 1); },
-                        1000 / Number($("speed").value));
+    timer = setInterval(() => {
+      o.show(o.frame() + 1);
+      if (o.frame() >= o.last) pause();  // at the end: the button offers to play again
+    }, 1000 / Number($("speed").value));
     $("play").textContent = "⏸ pause"; $("play").classList.add("on");
   }
   function toggle() { if (timer === null) play(); else pause(); }

@@ -357,7 +357,7 @@ _PAGE = (
   const CLASS = ["#e03131", "#1971c2", "#2f9e44", "#f08c00", "#7048e8", "#0c8599"];
   const REGION = [[255, 201, 201], [165, 216, 255], [178, 242, 187], [255, 216, 168], [208, 191, 255],
                   [153, 233, 242]];
-  let frame = 0, controls = null;
+  let frame = 0;
   const num = (x) => typeof x === "number" ? x : Number(x);
 
   // Which boundary each frame shows: the latest computed at or before it.
@@ -508,7 +508,6 @@ _PAGE = (
     curves();
     boundary();
     $("prev").disabled = frame === 0; $("next").disabled = frame === F - 1;
-    if (frame === F - 1 && controls) controls.pause();
   }
 
   function jumpTo(canvas, event) {
@@ -523,7 +522,7 @@ _PAGE = (
     });
     controls.go(best);
   }
-  controls = mgControls({show, frame: () => frame, last: F - 1});
+  const controls = mgControls({show, frame: () => frame, last: F - 1});
   $("loss").addEventListener("click", (e) => jumpTo($("loss"), e));
   $("acc").addEventListener("click", (e) => jumpTo($("acc"), e));
   show(0);
