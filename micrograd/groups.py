@@ -267,11 +267,9 @@ class _Gather:
 _CONTRIB, _C_FIRST, _GVALS, _G_FIRST, _GRADS = range(5)
 
 
-def _index(np: Any, rows: list[int]) -> Any:
+def _index(np: Any, rows: Any) -> Any:
     """Rows of an array: a slice when they are consecutive (a view, no copy), else an index array."""
-    if rows and rows == list(range(rows[0], rows[0] + len(rows))):
-        return slice(rows[0], rows[0] + len(rows))
-    return np.array(rows, dtype=np.intp)
+    return _block(np, rows) or np.array(rows, dtype=np.intp)
 
 
 def _ordered_sum(np: Any, m: Floats, out: Floats | None = None) -> Floats:

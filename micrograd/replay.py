@@ -476,7 +476,7 @@ class CompiledStep:
                     for k in range(len(first._prev))
                 ]
                 # the engine's ops never write into their operands: views of consecutive rows will do
-                grp.rows = [_index(np, a.tolist()) for a in grp.args] if ops[first]._trusted else grp.args
+                grp.rows = [_index(np, a) for a in grp.args] if ops[first]._trusted else grp.args
                 for k, flag in enumerate(flags):
                     if not flag:
                         grp.edges.append(None)
