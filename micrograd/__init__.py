@@ -7,7 +7,8 @@
 >>> round(y.data, 4), round(x.grad, 4)
 (-34.8332, 24.4706)
 
-Modules, each one thing: ``engine`` (Value, ``Function`` and the ops, ``backward``),
+Modules, each one thing: ``engine`` (Value, ``Function``, the lecture's ops, ``backward``),
+``ops`` (the rest of the op catalogue),
 ``math`` (math on floats, Values and numpy arrays, for writing ops), ``autograd``
 (``grad``), ``grad_mode`` (``no_grad``, ``detect_anomaly``), ``check``
 (``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics),
@@ -21,15 +22,15 @@ from . import _clash  # noqa: F401 - warns once if karpathy's micrograd shares t
 from . import exercises as exercises  # micrograd.exercises.check: exercises that check themselves
 from . import func as func  # micrograd.func: grad(f), jvp, jacobian, hessian (function transforms)
 from . import math as math  # micrograd.math: math on floats, Values and numpy arrays
+from . import ops as ops  # the op catalogue beyond the lecture's: attaches -, /, exp, log, ... to Value
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
 from .compile import BatchedStep, CompiledStep, CompileError, TracerWarning
 from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
-from .engine import AnomalyError, Context, Function, RemovableHandle, Value
-from .engine import dot as dot  # micrograd.dot: a neuron's w . x + b, kept out of __all__
-from .engine import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
+from .engine import Context, Function, RemovableHandle, Value
 from .explore import explore as explore  # the interactive page (Graphviz lays it out)
 from .grad_mode import (
+    AnomalyError,
     detect_anomaly,
     enable_grad,
     is_anomaly_enabled,
@@ -37,6 +38,8 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .ops import dot as dot  # micrograd.dot: a neuron's w . x + b, kept out of __all__
+from .ops import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
 from .viz import GraphTooLargeError, GraphvizNotFoundError, draw_dot, explain, render  # graphviz loads lazily
 
 __version__ = "0.2.0"

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .engine import Number, Value, _backpropagate, _collector_paused, _leaf, _to_float, _topological_order
+from . import engine
+from .engine import Number, Value, backpropagate, leaf, to_float
 
 Values = Value | Sequence[Value]
 
@@ -25,7 +26,7 @@ def topological_order(roots: Values) -> list[Value]:
     >>> [v.data for v in topological_order(c)]
     [1.0, 2.0, 2.0, 3.0]
     """
-    return list(_topological_order(_as_tuple(roots, "roots")))
+    return list(engine.topological_order(as_tuple(roots, "roots")))
 
 
 def backward(root: Value, gradient: Number = 1.0) -> None:
@@ -62,8 +63,8 @@ def grad(
     >>> grad(g, [x])                                # 6 x = 18
     (18.0,)
     """
-    outs = _as_tuple(outputs, "outputs")
-    ins = _as_tuple(inputs, "inputs")
+    outs = as_tuple(outputs, "outputs")
+    ins = as_tuple(inputs, "inputs")
     if grad_outputs is None:
         weights: tuple[Any, ...] = (1.0,) * len(outs)
     elif isinstance(grad_outputs, (Value, int, float)):
@@ -72,17 +73,15 @@ def grad(
         weights = tuple(grad_outputs)
     if len(weights) != len(outs):
         raise ValueError(f"grad_outputs has {len(weights)} entries but there are {len(outs)} outputs")
-    seeds: list[Any] = []
-    for w in weights:
+    grads: dict[Value, Any] = {}
+    for out, w in zip(outs, weights):
+        seed: Any
         if not create_graph:
-            seeds.append(_to_float(w.data if isinstance(w, Value) else w, "grad_outputs"))
+            seed = to_float(w.data if isinstance(w, Value) else w, "grad_outputs")
         else:
-            seeds.append(w if isinstance(w, Value) else _leaf(_to_float(w, "grad_outputs")))
-    with _collector_paused():
-        grads = _topological_order(outs)
-        for out, seed in zip(outs, seeds):
-            grads[out] = seed if grads[out] is None else grads[out] + seed
-        _backpropagate(grads, create_graph=create_graph, into_grad=False)
+            seed = w if isinstance(w, Value) else leaf(to_float(w, "grad_outputs"))
+        grads[out] = seed if out not in grads else grads[out] + seed
+    grads = backpropagate(grads, create_graph=create_graph)  # every node behind the outputs
     result: list[Any] = []
     for i, x in enumerate(ins):
         if x not in grads:
@@ -97,12 +96,13 @@ def grad(
         if g is None:
             g = 0.0  # reachable, but every path to it carried no gradient
         if create_graph and not isinstance(g, Value):
-            g = _leaf(g)  # a constant gradient: a leaf of the new graph
+            g = leaf(g)  # a constant gradient: a leaf of the new graph
         result.append(g)
     return tuple(result)
 
 
-def _as_tuple(values: Values, what: str) -> tuple[Value, ...]:
+def as_tuple(values: Values, what: str) -> tuple[Value, ...]:
+    """``values`` (one Value or a sequence of them) as a non-empty tuple of Values, or a clear error."""
     items = (values,) if isinstance(values, Value) else tuple(values)
     if not items:
         raise ValueError(f"{what} is empty")

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .autograd import _as_tuple, grad
+from .autograd import as_tuple, grad
 from .engine import Value
 
 Outputs = Value | Sequence[Value]
@@ -29,7 +29,7 @@ def _describe(i: int, v: Value) -> str:
 def _evaluate(f: Callable[..., Outputs], inputs: tuple[Value, ...]) -> tuple[Value, ...]:
     out = f(*inputs)
     try:
-        return _as_tuple(out, "the outputs of f")
+        return as_tuple(out, "the outputs of f")
     except TypeError:
         raise TypeError(
             f"gradcheck: f must return a Value or a sequence of Values, got {type(out).__name__}: {out!r}"
@@ -54,7 +54,7 @@ def gradcheck(
     >>> gradcheck(lambda v: v.sin() * v, [Value(0.5)])
     True
     """
-    xs = _as_tuple(inputs, "inputs")
+    xs = as_tuple(inputs, "inputs")
     outs = _evaluate(f, xs)
     for k, out in enumerate(outs):
         analytic = grad(out, xs, allow_unused=True)
@@ -104,7 +104,7 @@ def gradgradcheck(
     >>> gradgradcheck(lambda v: v.tanh() * v.exp(), [Value(0.3)])
     True
     """
-    xs = _as_tuple(inputs, "inputs")
+    xs = as_tuple(inputs, "inputs")
     n_out = len(_evaluate(f, xs))
     rng = random.Random(seed)
     weights = [1.0] if n_out == 1 else [rng.uniform(0.5, 1.5) for _ in range(n_out)]

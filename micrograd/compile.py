@@ -51,9 +51,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .engine import Value
-from .grad_mode import _hear_data_reads, enable_grad
+from .grad_mode import enable_grad, hear_data_reads
 from .groups import CompileError
-from .replay import BatchedStep, CompiledStep, _as_array
+from .replay import BatchedStep, CompiledStep, as_array
 
 __all__ = [
     "BatchedStep",
@@ -167,7 +167,7 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     if batched and not args:
         raise ValueError("compile(batched=True) needs at least one input to carry the batch axis")
-    arrays = [_as_array(x, f"example input {i}") for i, x in enumerate(args)]
+    arrays = [as_array(x, f"example input {i}") for i, x in enumerate(args)]
     param_list = _param_list(params)
     for i, p in enumerate(param_list):
         if not isinstance(p, Value):
@@ -184,7 +184,7 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     for arr in arrays:
         nested.append(_nest(inputs[start : start + arr.size], arr.shape))
         start += arr.size
-    with _hear_data_reads(_warn_data_read), enable_grad():
+    with hear_data_reads(_warn_data_read), enable_grad():
         root = fn(*nested)
     if not isinstance(root, Value):
         raise TypeError(f"the traced function must return a Value (the loss), got {type(root).__name__}")

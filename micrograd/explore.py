@@ -55,13 +55,13 @@ from .viz import (
     BackwardTrace,
     GraphTooLargeError,
     GraphvizNotFoundError,
-    _as_values,
-    _d,
-    _expression,
-    _fmt,
-    _role,
+    as_values,
     backward_steps,
+    d_of,
     draw_dot,
+    expression,
+    fmt,
+    role,
 )
 
 #: Seconds Graphviz may spend laying out the graph before ``explore`` gives up.
@@ -125,7 +125,7 @@ class Explorer:
 
 def _num(x: float) -> list[str]:
     """A number as the page shows it: [4 decimals as explain prints it, Python's full repr]."""
-    return [_fmt(x), repr(float(x))]
+    return [fmt(x), repr(float(x))]
 
 
 def _rule_in_words(v: Value, has_rule: bool) -> str:
@@ -155,13 +155,13 @@ def trace_data(trace: BackwardTrace, params: set[Value]) -> dict[str, Any]:
                 "name": names[v],
                 "label": v.label,
                 "op": v._op,
-                "role": _role(v, {root}, params),
+                "role": role(v, {root}, params),
                 "data": _num(v.data),
                 "grad": _num(trace.grads[v]),
                 "operands": [index[c] for c in v._prev],
-                "expr": _expression(v, names) if v._prev else "",
+                "expr": expression(v, names) if v._prev else "",
                 "rule": _rule_in_words(v, rules.get(v, True)),
-                "dname": _d(names[root], names[v]),
+                "dname": d_of(names[root], names[v]),
             }
         )
     steps = []
@@ -175,7 +175,7 @@ def trace_data(trace: BackwardTrace, params: set[Value]) -> dict[str, Any]:
                 "contributions": [
                     {
                         "operand": index[c.operand],
-                        "dlocal": _d(names[v], names[c.operand]),
+                        "dlocal": d_of(names[v], names[c.operand]),
                         "local": _num(c.local),
                         "contribution": _num(c.contribution),
                         "total": _num(c.total),
@@ -261,12 +261,12 @@ def page(
         )
     order = topological_order(root)
     _check_size(order, max_nodes)
-    param_set = _as_values(params, "explore: params")
+    param_set = as_values(params, "explore: params")
     trace = backward_steps(root, max_nodes=None)
     data = trace_data(trace, param_set)
     svg = _layout_svg(root, param_set, len(order), float(layout_timeout))
     name = trace.names[root]
-    heading = title if title is not None else f"Backpropagation from {name} = {_fmt(root.data)}"
+    heading = title if title is not None else f"Backpropagation from {name} = {fmt(root.data)}"
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     text = (
         _PAGE.replace("%%TITLE%%", html.escape(heading))

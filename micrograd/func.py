@@ -39,8 +39,9 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
+from . import engine
 from .autograd import grad as _reverse
-from .engine import Context, Function, Value, _no_rule_error, _topological_order, _vjp
+from .engine import Context, Function, Value, no_rule_error, topological_order
 from .grad_mode import enable_grad
 
 __all__ = [
@@ -374,11 +375,11 @@ def _local_partials(node: Value, values: bool) -> Sequence[Any]:
     is linear in the gradient flowing in, so ``backward`` given 1 returns the local partials.
     As Values (differentiable, for nesting) when ``values``."""
     if node._fn is None:
-        raise _no_rule_error(node)
+        raise no_rule_error(node)
     if not values:
-        return _vjp(node, 1.0, False)
+        return engine.vjp(node, 1.0)
     try:
-        return _vjp(node, Value(1.0), True)
+        return engine.vjp(node, Value(1.0), create_graph=True)
     except RuntimeError as exc:
         raise RuntimeError(
             f"micrograd.func: forward mode inside another transform needs the local derivatives of op "
@@ -399,7 +400,7 @@ def _push(
     hears each node that gets tangents: its (operand, local partial, operand's tangents) and its own."""
     roots = [o for o in outputs if isinstance(o, Value)]
     tangents: dict[Value, list[Any]] = {}
-    for node in _topological_order(roots):
+    for node in topological_order(roots):
         seed = seeds.get(node)
         if seed is not None:
             tangents[node] = seed
@@ -561,7 +562,7 @@ def explain_jvp(
         x   local d(#3)/dx = 1.0000 * tangent 1.0000 = 1.0000
         tangent 4.0000
     """
-    from .viz import _expression, _fmt, _names
+    from .viz import expression, fmt, names_of
 
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
         raise TypeError("micrograd.func.explain_jvp(f, primals, tangents): two tuples of the same length")
@@ -586,8 +587,8 @@ def explain_jvp(
         lambda node, parts, total: steps.append((node, parts, total)),
     )
     out = sys.stdout if file is None else file
-    order = list(_topological_order([o for o in trace.out_leaves if isinstance(o, Value)]))
-    names = _names(order)
+    order = list(topological_order([o for o in trace.out_leaves if isinstance(o, Value)]))
+    names = names_of(order)
     outputs = {o for o in trace.out_leaves if isinstance(o, Value)}
 
     def d(num: Value, den: Value) -> str:
@@ -601,20 +602,20 @@ def explain_jvp(
     for node, parts, total in steps:
         mark = "  (output)" if node in outputs else ""
         if not parts:
-            line = f"{names[node]} = input  data {_fmt(node.data)}  tangent {_fmt(total[0])} (the seed){mark}"
+            line = f"{names[node]} = input  data {fmt(node.data)}  tangent {fmt(total[0])} (the seed){mark}"
             print(f"\n{line}", file=out)
             continue
-        print(f"\n{names[node]} = {_expression(node, names)}  data {_fmt(node.data)}{mark}", file=out)
+        print(f"\n{names[node]} = {expression(node, names)}  data {fmt(node.data)}{mark}", file=out)
         width = max(len(names[child]) for child, _, _ in parts)
         for child, local, t in parts:
             contribution = 0.0 if local is None else local * t[0]
-            shown = "none" if local is None else _fmt(local)
+            shown = "none" if local is None else fmt(local)
             print(
-                f"    {names[child]:<{width}}  local {d(node, child)} = {shown} * tangent {_fmt(t[0])} "
-                f"= {_fmt(contribution)}",
+                f"    {names[child]:<{width}}  local {d(node, child)} = {shown} * tangent {fmt(t[0])} "
+                f"= {fmt(contribution)}",
                 file=out,
             )
-        print(f"    tangent {_fmt(total[0])}", file=out)
+        print(f"    tangent {fmt(total[0])}", file=out)
 
 
 def _input_names(f: Callable[..., Any], primals: tuple[Any, ...]) -> list[str]:

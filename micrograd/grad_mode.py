@@ -9,42 +9,44 @@ set, so the common case (no thread in a special mode) costs a single truth test.
 from __future__ import annotations
 
 import functools
+import math
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, overload
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 # Idents of the threads in which graph building is switched off.
-_no_grad_threads: set[int] = set()
+no_grad_threads: set[int] = set()
 # Idents of the threads inside detect_anomaly().
-_anomaly_threads: set[int] = set()
+anomaly_threads: set[int] = set()
 # Both together: the threads whose ops take the slow path. Ops test this one set, so the common
 # case (no thread in no_grad or detect_anomaly) costs a single truth test.
-_watched_threads: set[int] = set()
+watched_threads: set[int] = set()
 # Per thread: the states to restore when the innermost context exits.
 _saved = threading.local()
 
 
 def _rewatch(ident: int) -> None:
-    if ident in _no_grad_threads or ident in _anomaly_threads:
-        _watched_threads.add(ident)
+    if ident in no_grad_threads or ident in anomaly_threads:
+        watched_threads.add(ident)
     else:
-        _watched_threads.discard(ident)
+        watched_threads.discard(ident)
 
 
 def is_grad_enabled() -> bool:
     """True when ops in this thread record the graph (the default)."""
-    return threading.get_ident() not in _no_grad_threads
+    return threading.get_ident() not in no_grad_threads
 
 
 def _set_enabled(enabled: bool) -> None:
     ident = threading.get_ident()
     if enabled:
-        _no_grad_threads.discard(ident)
+        no_grad_threads.discard(ident)
     else:
-        _no_grad_threads.add(ident)
+        no_grad_threads.add(ident)
     _rewatch(ident)
 
 
@@ -151,7 +153,7 @@ class detect_anomaly:  # noqa: N801 - PyTorch's name
     ...     y = (x.log() * 0).exp()       # log(0) = -inf; -inf * 0 = nan
     ...     y.backward()                  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    micrograd.engine.AnomalyError: the forward pass made nan at op '*' (...) from operands (-inf, 0.0)...
+    micrograd.grad_mode.AnomalyError: the forward pass made nan at op '*' (...) from operands (-inf, 0.0)...
     """
 
     def __enter__(self) -> None:
@@ -159,14 +161,14 @@ class detect_anomaly:  # noqa: N801 - PyTorch's name
         if stack is None:
             stack = _saved.anomaly = []
         ident = threading.get_ident()
-        stack.append(ident in _anomaly_threads)
-        _anomaly_threads.add(ident)
+        stack.append(ident in anomaly_threads)
+        anomaly_threads.add(ident)
         _rewatch(ident)
 
     def __exit__(self, *exc: object) -> None:
         ident = threading.get_ident()
         if not _saved.anomaly.pop():
-            _anomaly_threads.discard(ident)
+            anomaly_threads.discard(ident)
         _rewatch(ident)
 
     def __call__(self, func: F) -> F:
@@ -180,7 +182,7 @@ class detect_anomaly:  # noqa: N801 - PyTorch's name
 
 def is_anomaly_enabled() -> bool:
     """True inside ``detect_anomaly()`` in this thread."""
-    return threading.get_ident() in _anomaly_threads
+    return threading.get_ident() in anomaly_threads
 
 
 # ---- hearing of Values read as Python numbers ------------------------------------
@@ -193,27 +195,90 @@ def is_anomaly_enabled() -> bool:
 # truth test.
 
 # thread ident -> hooks, innermost last; each gets (what, kind) with kind "compare" or "convert"
-_data_read_hooks: dict[int, list[Callable[[str, str], None]]] = {}
+data_read_hooks: dict[int, list[Callable[[str, str], None]]] = {}
 
 
-def _data_read(what: str, kind: str) -> None:
-    hooks = _data_read_hooks.get(threading.get_ident())
+def data_read(what: str, kind: str) -> None:
+    hooks = data_read_hooks.get(threading.get_ident())
     if hooks:
         hooks[-1](what, kind)
 
 
-class _hear_data_reads:  # noqa: N801 - used as a context manager, like no_grad
+class hear_data_reads:  # noqa: N801 - used as a context manager, like no_grad
     """Within the block, this thread's Values report being read as numbers to ``hook``."""
 
     def __init__(self, hook: Callable[[str, str], None]) -> None:
         self._hook = hook
 
     def __enter__(self) -> None:
-        _data_read_hooks.setdefault(threading.get_ident(), []).append(self._hook)
+        data_read_hooks.setdefault(threading.get_ident(), []).append(self._hook)
 
     def __exit__(self, *exc: object) -> None:
         ident = threading.get_ident()
-        hooks = _data_read_hooks[ident]
+        hooks = data_read_hooks[ident]
         hooks.pop()
         if not hooks:
-            del _data_read_hooks[ident]
+            del data_read_hooks[ident]
+
+
+# ---- what detect_anomaly() reports -------------------------------------------------------
+# The engine records where each op was called inside detect_anomaly() (``where_made``) and,
+# in the backward pass, hands every gradient an op's rule produced to ``check_finite``.
+
+
+class AnomalyError(RuntimeError):
+    """``detect_anomaly()`` found a nan or inf; the message says where it was made, and so do
+    the attributes: ``op``, ``operands`` and ``where`` (file:line) of the op whose backward
+    made it, and ``first_nan_op``, ``first_nan_operands``, ``first_nan_where`` of the first op
+    that made a nan in the forward pass (None when the forward pass made none)."""
+
+    def __init__(self, message: str, node: Any, first_nan: Any, where: Callable[[Any], str]) -> None:
+        super().__init__(message)
+        self.op, self.operands, self.where = node._op, tuple(p.data for p in node._prev), where(node)
+        self.first_nan_op: str | None = None
+        self.first_nan_operands: tuple[float, ...] | None = None
+        self.first_nan_where: str | None = None
+        if first_nan is not None:
+            self.first_nan_op = first_nan._op
+            self.first_nan_operands = tuple(p.data for p in first_nan._prev)
+            self.first_nan_where = where(first_nan)
+
+
+def where_made(engine_dirs: tuple[str, ...]) -> str:
+    """``file:line`` of the first frame outside ``engine_dirs``: the line of your code that made a node."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(engine_dirs):
+        frame = frame.f_back
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _number(x: Any) -> float:
+    return x.data if hasattr(x, "_prev") else x  # type: ignore[no-any-return]
+
+
+def check_finite(
+    node: Any, g: Any, received: Sequence[Any], forward_order: Iterable[Any], where: Callable[[Any], str]
+) -> None:
+    """Raise ``AnomalyError`` if ``node``'s backward sent a nan or inf to an operand;
+    ``forward_order`` is the graph's nodes in topological order (to find the first nan),
+    ``where(node)`` the line that made a node."""
+    for k, c in enumerate(received):
+        if c is None or math.isfinite(_number(c)):
+            continue
+        value = _number(c)
+        operands = tuple(p.data for p in node._prev)
+        message = (
+            f"the backward pass made {value} at op {node._op!r} ({where(node)}): given the upstream "
+            f"gradient {_number(g)}, its backward sent {value} to operand {k}; "
+            f"its operands are {operands} and its result {node.data}"
+        )
+        first_nan = None
+        for v in forward_order:  # the first op that made a nan from numbers that were not
+            if v._prev and math.isnan(v.data) and not any(math.isnan(p.data) for p in v._prev):
+                first_nan = v
+                ops = tuple(p.data for p in v._prev)
+                message = (
+                    f"the forward pass made nan at op {v._op!r} ({where(v)}) from operands {ops}; {message}"
+                )
+                break
+        raise AnomalyError(message, node, first_nan, where)

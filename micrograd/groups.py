@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .engine import Context, Function, _new_ctx
+from .engine import Context, Function
 
 if TYPE_CHECKING:
     import numpy as np
@@ -121,8 +121,7 @@ class _Group:
             args = tuple(operands)
         else:
             args = tuple([operands[v] if is_operand else v for is_operand, v in self.template])
-        ctx: Context = _new_ctx(Context)
-        ctx.inputs, ctx.saved_tensors, ctx.needs_input_grad = args, (), self.needs
+        ctx = Context(self.needs, args)
         try:
             out = fn.forward(ctx, *args)
         except Exception as exc:

@@ -17,7 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .autograd import topological_order
-from .engine import _CONSTANT, Add, Context, Function, Sub, Sum, Value, _HandWritten, _hooks_of, _vjp
+from .engine import CONSTANT, Add, Function, HandWritten, Value, args_of, hooks_of, vjp
 from .groups import (
     _C_FIRST,
     _CONTRIB,
@@ -35,6 +35,7 @@ from .groups import (
     _sum_uses,
     _write_to,
 )
+from .ops import Sub, Sum
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,14 +49,6 @@ __all__ = ["BatchedStep", "CompiledStep"]
 
 # Sums (a + b, a - b, micrograd.sum) fuse into ordered sums: the sign of each operand after the first.
 _SUMS: dict[type[Function], float] = {Add: 1.0, Sub: -1.0, Sum: 1.0}  # a - b is a + -1 * b, exactly
-
-
-def _args_of(node: Value) -> tuple[Any, ...]:
-    """The arguments ``node``'s op was applied to: its operand Values and any numbers (parameters)."""
-    ctx = node._ctx
-    if type(ctx) is Context and ctx._args is not None:
-        return ctx._args
-    return node._prev
 
 
 def _template(args: Sequence[Any]) -> tuple[tuple[bool, Any], ...]:
@@ -72,12 +65,12 @@ def _template(args: Sequence[Any]) -> tuple[tuple[bool, Any], ...]:
 
 def _unreplayable(node: Value) -> str | None:
     """Why ``node`` cannot be replayed on arrays, or None."""
-    if _hooks_of(node):
+    if hooks_of(node):
         return (
             f"a Value ({node!r}) has hooks (register_hook), which only the eager engine calls; "
             "remove them (handle.remove()) before compiling, or train eagerly"
         )
-    if node._fn is _HandWritten:
+    if node._fn is HandWritten:
         return (
             f"op {node._op or '?'!r} has a hand-written _backward closure, which works on floats only; "
             "define it as a micrograd.Function to compile it"
@@ -90,7 +83,7 @@ def _unreplayable(node: Value) -> str | None:
     return None
 
 
-def _as_array(x: object, what: str) -> Floats:
+def as_array(x: object, what: str) -> Floats:
     np = _numpy()
     try:
         arr: Floats = np.asarray(x, dtype=np.float64)
@@ -167,7 +160,7 @@ def _probe(grp: _Group, node: Value, shape: tuple[int, ...] = (2,)) -> None:
             f"{fn.name}.forward gives {out!r} on the arrays {lanes}, where the eager engine gives "
             f"{node.data!r} for each element; {_HOW_TO_FIX}"
         )
-    expected = _vjp(node, 1.0, False)
+    expected = vjp(node, 1.0)
     for k, (got, want) in enumerate(zip(grp.call_backward(np.ones(shape)), expected)):
         if got is None or want is None:
             if (got is None) != (want is None):
@@ -202,7 +195,7 @@ def _shared_by_all_samples(
     node's gradient is shared when every contribution to it is."""
     values: set[Value] = set()
     for v in computed:
-        if (v not in ops or ops[v]._trusted) and all(
+        if (v not in ops or ops[v].builtin) and all(
             c in values if c in operands else c not in inputs for c, _, _ in operands[v]
         ):
             values.add(v)
@@ -257,14 +250,14 @@ class CompiledStep:
         sums: dict[Value, float] = {}
         for v in nodes:
             if not computed_here(v):
-                if _hooks_of(v):
+                if hooks_of(v):
                     raise CompileError(f"cannot replay the traced graph: {_unreplayable(v)}")
                 continue
             why = _unreplayable(v)
             if why is not None:
                 raise CompileError(f"cannot replay the traced graph: {why}")
             assert v._fn is not None
-            if v._fn in _SUMS and len(_args_of(v)) == len(v._prev):
+            if v._fn in _SUMS and len(args_of(v)) == len(v._prev):
                 sums[v] = _SUMS[v._fn]
             else:
                 ops[v] = v._fn
@@ -319,7 +312,7 @@ class CompiledStep:
         groups: dict[tuple[Any, ...], list[Value]] = {}
         for v in computed:
             if v in ops:
-                template = _template(_args_of(v))
+                template = _template(args_of(v))
                 templates[v] = template
                 flags = tuple(needs_grad.get(c, False) for c in v._prev)
                 constants = tuple(a for is_operand, a in template if not is_operand)
@@ -360,7 +353,7 @@ class CompiledStep:
         n_region = len(region)
         constants_ = [v for v in nodes if not v._prev and v not in slot and v not in lead_set]
         # Leaves the trace did not make from numbers: Values from outside fn, frozen unless in params.
-        self.frozen_values = sum(1 for c in constants_ if c._op != _CONSTANT)
+        self.frozen_values = sum(1 for c in constants_ if c._op != CONSTANT)
         slot.update((c, n_in + n_region + i) for i, c in enumerate(constants_))
         n = n_in + n_region + len(constants_)
         for key in keys:
@@ -476,7 +469,7 @@ class CompiledStep:
                     for k in range(len(first._prev))
                 ]
                 # the engine's ops never write into their operands: views of consecutive rows will do
-                grp.rows = [_index(np, a) for a in grp.args] if ops[first]._trusted else grp.args
+                grp.rows = [_index(np, a) for a in grp.args] if ops[first].builtin else grp.args
                 for k, flag in enumerate(flags):
                     if not flag:
                         grp.edges.append(None)
@@ -491,7 +484,7 @@ class CompiledStep:
                         edge_slot[rank[v, k]] = n_contrib + j
                         gathered_ranks.add(rank[v, k])
                     n_contrib += len(members)
-                if not ops[first]._trusted:
+                if not ops[first].builtin:
                     to_probe.append((grp, first))
             grp.shared, grp.narrow = key[4], key[5]
             grp.wide = not grp.shared or any(v in wide for v in members)
@@ -566,7 +559,7 @@ class CompiledStep:
             )
         vals, at = self._vals, 0
         for i, (x, shape, size) in enumerate(zip(inputs, self.input_shapes, self._input_sizes)):
-            arr = _as_array(x, f"input {i}")
+            arr = as_array(x, f"input {i}")
             if arr.shape != shape:
                 raise ValueError(
                     f"input {i} has shape {arr.shape}, but the step was traced with shape {shape}; "
@@ -663,7 +656,7 @@ class CompiledStep:
             slots = gather.slots.ravel()
             readers[slots] = np.where(readers[slots] == -1, i, -2)
         for _, grp in self._groups:
-            if grp.fn is None or not grp.fn._trusted:
+            if grp.fn is None or not grp.fn.builtin:
                 continue
             for k, edge in enumerate(grp.edges):
                 if edge is None or edge[0] != _CONTRIB or type(edge[1]) is not slice:
@@ -878,7 +871,7 @@ class BatchedStep(CompiledStep):
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
                 "the graph is fixed at trace time"
             )
-        arrays = [_as_array(x, f"input {i}") for i, x in enumerate(inputs)]
+        arrays = [as_array(x, f"input {i}") for i, x in enumerate(inputs)]
         batch = -1
         for i, (arr, shape) in enumerate(zip(arrays, self.input_shapes)):
             if arr.shape[1:] != shape or arr.ndim != len(shape) + 1:

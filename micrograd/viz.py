@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .autograd import topological_order
-from .engine import Value, _vjp
+from .engine import Value, vjp
 from .files import write_atomically
 
 Roots = Value | Sequence[Value]
@@ -116,7 +116,7 @@ def _graph(roots: Roots, max_nodes: int | None, what: str) -> list[Value]:
     return order
 
 
-def _fmt(x: float) -> str:
+def fmt(x: float) -> str:
     """4 decimals, as micrograd shows them; scientific notation where that would hide the value."""
     if math.isnan(x) or math.isinf(x):
         return str(x)
@@ -135,12 +135,12 @@ def _escape(text: str, record: bool) -> str:
     return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n").replace("\t", " ")
 
 
-def _names(order: list[Value]) -> dict[Value, str]:
+def names_of(order: list[Value]) -> dict[Value, str]:
     """A display name per Value: its label, or ``#i`` (its position in the forward order)."""
     return {v: v.label or f"#{i}" for i, v in enumerate(order)}
 
 
-def _role(v: Value, outputs: set[Value], params: set[Value]) -> str:
+def role(v: Value, outputs: set[Value], params: set[Value]) -> str:
     if v in outputs:
         return "output"
     if v._prev:
@@ -150,7 +150,7 @@ def _role(v: Value, outputs: set[Value], params: set[Value]) -> str:
     return "named leaf" if v.label else "constant"
 
 
-def _as_values(values: Value | Iterable[Value] | None, what: str) -> set[Value]:
+def as_values(values: Value | Iterable[Value] | None, what: str) -> set[Value]:
     if values is None:
         return set()
     if isinstance(values, Value):
@@ -190,8 +190,8 @@ def draw_dot(
     if rankdir not in RANKDIRS:
         raise ValueError(f"draw_dot: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
     order = _graph(root, max_nodes, "draw_dot")
-    outputs = _as_values(root, "root")
-    param_set = _as_values(params, "params")
+    outputs = as_values(root, "root")
+    param_set = as_values(params, "params")
     graphviz = _graphviz()
     dot = graphviz.Digraph(
         format=format,
@@ -200,10 +200,10 @@ def draw_dot(
         edge_attr={"arrowsize": "0.6"},
     )
     ids = {v: f"n{i}" for i, v in enumerate(order)}
-    names = _names(order)
+    names = names_of(order)
     for v in order:
-        label = f"{{ {_escape(names[v], True)} | data {_fmt(v.data)} | grad {_fmt(v.grad)} }}"
-        dot.node(ids[v], label=label, shape="record", fillcolor=COLOURS[_role(v, outputs, param_set)])
+        label = f"{{ {_escape(names[v], True)} | data {fmt(v.data)} | grad {fmt(v.grad)} }}"
+        dot.node(ids[v], label=label, shape="record", fillcolor=COLOURS[role(v, outputs, param_set)])
         if v._prev:
             op_id = ids[v] + "_op"
             # ordering=in keeps the in-edges, hence the operands, in the order they are listed.
@@ -361,12 +361,12 @@ def render(
 _INFIX = ("+", "-", "*", "/", "**")
 
 
-def _d(num: str, den: str) -> str:
+def d_of(num: str, den: str) -> str:
     """``dL/da``, ``d(#5)/d(#2)``: explain's notation for a derivative of one named Value by another."""
     return f"d{num if len(num) == 1 else f'({num})'}/d{den if len(den) == 1 else f'({den})'}"
 
 
-def _expression(v: Value, names: dict[Value, str]) -> str:
+def expression(v: Value, names: dict[Value, str]) -> str:
     """``v``'s op written out with its operands' names: ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
     args = [names[c] for c in v._prev]
     op = v._op or "?"
@@ -441,8 +441,8 @@ def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> Ba
             steps.append(BackwardStep(v, g, (), False))
             continue
         # The op's own backward, asked twice: with 1.0 for the local derivatives, with g for what flows.
-        local = _vjp(v, 1.0, False)
-        contributions = _vjp(v, g, False)
+        local = vjp(v, 1.0)
+        contributions = vjp(v, g)
         received = []
         for child, loc, contrib in zip(v._prev, local, contributions):
             loc = 0.0 if loc is None else loc
@@ -450,7 +450,7 @@ def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> Ba
             grads[child] += contrib
             received.append(Contribution(child, loc, contrib, grads[child]))
         steps.append(BackwardStep(v, g, tuple(received), True))
-    return BackwardTrace(root, order, _names(order), steps, grads)
+    return BackwardTrace(root, order, names_of(order), steps, grads)
 
 
 def explain(
@@ -479,25 +479,25 @@ def explain(
     r = names[root]
 
     def d(num: Value, den: Value) -> str:
-        return _d(names[num], names[den])
+        return d_of(names[num], names[den])
 
     header = (
-        f"Backpropagation from {r} = {_fmt(root.data)} through {len(trace.order)} Values, in backward order."
+        f"Backpropagation from {r} = {fmt(root.data)} through {len(trace.order)} Values, in backward order."
     )
     print(header, file=out)
     print("Each operand receives: local derivative * upstream gradient (contributions add up).", file=out)
     for step in trace.steps:
         v, g = step.node, step.upstream
-        upstream = f"{d(root, v)} = {_fmt(g)}" + (" (the seed)" if v is root else "")
-        print(f"\n{names[v]} = {_expression(v, names)}  data {_fmt(v.data)}  upstream {upstream}", file=out)
+        upstream = f"{d(root, v)} = {fmt(g)}" + (" (the seed)" if v is root else "")
+        print(f"\n{names[v]} = {expression(v, names)}  data {fmt(v.data)}  upstream {upstream}", file=out)
         if not step.has_rule:
             print("    (built by hand, without a derivative rule: gradients stop here)", file=out)
             continue
         width = max(len(names[c.operand]) for c in step.contributions)
         for c in step.contributions:
             print(
-                f"    {names[c.operand]:<{width}}  local {d(v, c.operand)} = {_fmt(c.local)}"
-                f" * {_fmt(g)} = {_fmt(c.contribution)}  {d(root, c.operand)} so far {_fmt(c.total)}",
+                f"    {names[c.operand]:<{width}}  local {d(v, c.operand)} = {fmt(c.local)}"
+                f" * {fmt(g)} = {fmt(c.contribution)}  {d(root, c.operand)} so far {fmt(c.total)}",
                 file=out,
             )
     leaves = [v for v in trace.order if not v._prev and v is not root]
@@ -506,6 +506,6 @@ def explain(
         width = max(len(names[v]) for v in leaves)
         for v in leaves:
             print(
-                f"    {names[v]:<{width}}  data {_fmt(v.data)}  {d(root, v)} = {_fmt(trace.grads[v])}",
+                f"    {names[v]:<{width}}  data {fmt(v.data)}  {d(root, v)} = {fmt(trace.grads[v])}",
                 file=out,
             )
