@@ -27,7 +27,7 @@ from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
 from .compile import BatchedStep, CompiledStep, CompileError, TracerWarning
 from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
-from .engine import Context, Function, RemovableHandle, Value
+from .engine import Context, Function, Value
 from .explore import explore as explore  # the interactive page (Graphviz lays it out)
 from .grad_mode import (
     AnomalyError,
@@ -38,6 +38,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .hooks import RemovableHandle
 from .ops import dot as dot  # micrograd.dot: a neuron's w . x + b, kept out of __all__
 from .ops import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
 from .viz import GraphTooLargeError, GraphvizNotFoundError, draw_dot, explain, render  # graphviz loads lazily

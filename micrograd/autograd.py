@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import engine
-from .engine import Number, Value, backpropagate, leaf, to_float
+from .coerce import to_float
+from .engine import Number, Value, backpropagate, leaf
 
 Values = Value | Sequence[Value]
 

@@ -17,10 +17,10 @@ local derivatives.  Patch a rule (``Mul.backward = my_rule``) and every graph
 built afterwards uses it.
 
 Reading order: ``Context`` and ``Function``; the lecture's ops (``+``, ``*``,
-``**``, ``tanh``, ``relu``); ``Value``; the graph walk and the chain-rule loop.
-The rest of the op catalogue (``-``, ``/``, ``exp``, ``log``, ...) is in
-``micrograd/ops.py``, each op the same few lines.  Below the loop: how nodes
-are made, hooks, and what ``detect_anomaly`` needs.
+``**``, ``tanh``, ``relu``); the graph walk and the chain-rule loop that
+``backward()`` runs; ``Value``.  The rest of the op catalogue (``-``, ``/``,
+``exp``, ``log``, ...) is in ``micrograd/ops.py``, each op the same few lines.
+Last, below the reading path: how nodes are made, hooks, and ``detect_anomaly``.
 
 >>> x = Value(-4.0)
 >>> y = (2 * x + 2 + x).relu() + x**3 / 2 - (x * x + 1).log()
@@ -32,14 +32,14 @@ are made, hooks, and what ``detect_anomaly`` needs.
 from __future__ import annotations
 
 import gc
-import numbers
 import os
 from collections.abc import Callable, Iterable, Sequence
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
-from . import grad_mode
-from .grad_mode import data_read_hooks, watched_threads
+from . import grad_mode, hooks
+from .coerce import checked_gradients, forward_result, to_float
+from .grad_mode import watched_threads
 from .math import pow, tanh, where  # noqa: A004 - math that works on floats, Values and arrays alike
 
 Number = int | float
@@ -73,7 +73,18 @@ class Context:
         self.saved_tensors = values
 
 
-class Function:
+class FunctionType(type):
+    """The type of every op: a rule assigned after the class was made (``Mul.backward = rule``)
+    takes effect at once, and the op's gradients are then checked as a user's op's are."""
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name in ("forward", "backward"):  # built-in again only once both rules are put back
+            rules = (getattr(cls, "forward"), getattr(cls, "backward"))  # noqa: B009 - the class's own
+            super().__setattr__("builtin", cls.__dict__.get("builtin_rules") == rules)
+
+
+class Function(metaclass=FunctionType):
     """An op: ``forward`` computes its result, ``backward`` its chain rule, written side by side once.
 
     ``apply`` accepts Values and plain numbers; numbers are parameters of the
@@ -99,15 +110,18 @@ class Function:
     """
 
     name: ClassVar[str] = ""
-    # The engine's own ops (set in this package): their backward returns one gradient per operand,
-    # so the loop checks only how many; a user's op has every gradient checked.
+    # The engine's own ops, as written in this package: their backward returns one float per
+    # operand, unchecked; a user's op (or a patched one) has its gradients checked.
     builtin: ClassVar[bool] = False
+    builtin_rules: ClassVar[tuple[Any, Any] | None] = None  # a built-in op's rules as written
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if not cls.__dict__.get("name"):
             cls.name = cls.__name__
         cls.builtin = bool(cls.__dict__.get("builtin", False))
+        if cls.builtin:
+            cls.builtin_rules = (cls.forward, cls.backward)
 
     @staticmethod
     def forward(ctx: Context, *args: Any) -> Any:
@@ -238,6 +252,124 @@ def unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
     return method
 
 
+# ---- backward(): the graph walk and the chain-rule loop ----------------------------------
+
+
+def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
+    """Every node reachable from ``roots``, each after all of its operands, as the keys of a
+    dict whose values are None (``backpropagate`` fills them with the gradients).
+
+    Depth-first without recursion, so a graph a million nodes deep is fine:
+    ``path`` holds the nodes being expanded and ``pending`` an iterator over each
+    one's operands; a node is emitted once all of its operands have been.
+    """
+    order: dict[Value, Any] = {}  # insertion-ordered, and the visited set
+    for root in roots:
+        if root in order:
+            continue
+        path, pending = [root], [iter(root._prev)]
+        while pending:
+            for child in pending[-1]:
+                if child not in order:  # (a node on the path can't recur: the graph is acyclic)
+                    path.append(child)
+                    pending.append(iter(child._prev))
+                    break
+            else:
+                order[path.pop()] = None
+                pending.pop()
+    return order
+
+
+def backpropagate(
+    seeds: dict[Value, Any], create_graph: bool = False, into_grad: bool = False
+) -> dict[Value, Any]:
+    """The chain rule, node by node, from the outputs back to the leaves.
+
+    ``seeds`` holds the outputs' gradients d(root)/d(output).  Returns d(root)/d(node)
+    for every node behind them (None where no gradient reached).  Floats in, floats
+    out; with ``create_graph`` the rules run on Values, so the gradients are nodes
+    of a new graph.  ``into_grad`` also adds each gradient into the node's ``.grad``
+    (``backward()``); ``grad()`` only reads them.
+    """
+    watch = (
+        hooks.REGISTERED[0] > 0 or get_ident() in grad_mode.anomaly_threads
+    )  # hooks to call, or detect_anomaly
+    ctx = NodeContext()  # what the built-in ops' rules read: the numbers of the node at hand
+    floats = not create_graph
+    collecting = gc.isenabled()
+    gc.disable()  # the graph has no reference cycles: Python's collector would only re-walk it, many times
+    try:
+        grads = topological_order(seeds)  # the graph, in forward order; the gradients to come
+        grads.update(seeds)
+        for node in reversed(grads):  # a node comes after every node computed from it
+            g = grads[node]  # d(root)/d(node): complete, all its users have added to it
+            if g is None:
+                continue  # no path from the outputs carries a gradient here
+            if watch:
+                g = grads[node] = watched_gradient(node, g, create_graph)
+            if into_grad:
+                node.grad = node.grad + g if node.grad else g  # 0.0 is "none yet": -0.0 keeps its sign
+            fn = node._fn
+            if fn is None:
+                if node._prev:
+                    raise no_rule_error(node)
+                continue  # a leaf: nothing behind it
+            # The op's rule turns g into what each operand receives: d(root)/d(operand) through this op.
+            if fn.builtin and node._extra is None and floats:
+                ctx.point_at(node)  # a built-in op on floats: its rule reads the node's numbers
+                received = fn.backward(ctx, g)
+            elif fn is HandWritten:
+                run_closure(node, g, grads, create_graph)  # the lecture's way: it writes the operands' .grad
+                continue
+            else:
+                received = vjp(node, g, create_graph)  # a user's op (checked), Values, a kept context
+            if watch and get_ident() in grad_mode.anomaly_threads:
+                grad_mode.check_finite(node, g, received, grads, where_made)
+            # Each operand adds what it received to its gradient so far: a node used twice gets the sum.
+            if len(received) == 2:  # (two operands, most ops, written out: the loop below costs 15% more)
+                a, b = node._prev
+                ga, gb = received
+                if ga is not None:
+                    so_far = grads[a]
+                    grads[a] = ga if so_far is None else so_far + ga
+                if gb is not None:
+                    so_far = grads[b]
+                    grads[b] = gb if so_far is None else so_far + gb
+                continue
+            for child, part in zip(node._prev, received):
+                if part is not None:
+                    so_far = grads[child]
+                    grads[child] = part if so_far is None else so_far + part
+    finally:
+        if collecting:
+            gc.enable()
+    return grads
+
+
+def vjp(node: Value, g: Any, create_graph: bool = False) -> Sequence[Any]:
+    """What ``node``'s op sends to each of its operands, given d(root)/d(node) = ``g``:
+    its ``backward(ctx, g)``, with ctx holding numbers, or Values under ``create_graph``.
+    Forward mode, ``explain`` and the pictures ask it with ``g = 1``: the local derivatives."""
+    fn, extra = node._fn, node._extra
+    assert fn is not None
+    if fn is HandWritten:  # what the lecture's closure adds into each operand's .grad
+        received: dict[Value, Any] = {}
+        run_closure(node, g, received, create_graph)
+        return [received.pop(c, None) for c in node._prev]  # (an operand listed twice: once)
+    kept = None if extra is None else extra.ctx
+    if create_graph:
+        grads = fn.backward(values_context(node, kept), g)
+    elif kept is not None:
+        grads = fn.backward(kept, g)  # forward saved something, or took numbers besides Values
+    else:
+        ctx = NodeContext()
+        ctx.point_at(node)  # the inputs' and output's numbers
+        grads = fn.backward(ctx, g)
+    if fn.builtin and kept is None:
+        return grads  # type: ignore[no-any-return]
+    return checked_gradients(fn, args_of(node), grads, create_graph)
+
+
 # ---- Value -----------------------------------------------------------------------------
 
 
@@ -365,51 +497,11 @@ class Value:
         out._extra = None if self._extra is None else self._extra.copy()
         return out
 
-    # Comparisons compare data; == and hash stay identity, so Values live in sets and dicts.
-    # Each read is reported while a hook listens (micrograd.compile's tracer).
-
-    def __lt__(self, other: Operand) -> bool:
-        if data_read_hooks:
-            grad_mode.data_read("comparing Values (<)", "compare")
-        return self.data < data_of(other)
-
-    def __le__(self, other: Operand) -> bool:
-        if data_read_hooks:
-            grad_mode.data_read("comparing Values (<=)", "compare")
-        return self.data <= data_of(other)
-
-    def __gt__(self, other: Operand) -> bool:
-        if data_read_hooks:
-            grad_mode.data_read("comparing Values (>)", "compare")
-        return self.data > data_of(other)
-
-    def __ge__(self, other: Operand) -> bool:
-        if data_read_hooks:
-            grad_mode.data_read("comparing Values (>=)", "compare")
-        return self.data >= data_of(other)
-
-    def __bool__(self) -> bool:
-        """``if v:`` tests v != 0, as ``bool(torch.tensor(x))``."""
-        if data_read_hooks:
-            grad_mode.data_read("bool() of a Value (`if v:`)", "compare")
-        return self.data != 0.0
-
-    def __float__(self) -> float:
-        if data_read_hooks:
-            grad_mode.data_read("float() of a Value", "convert")
-        return self.data
-
-    def item(self) -> float:
-        """The data as a Python float, as ``torch.Tensor.item()``."""
-        if data_read_hooks:
-            grad_mode.data_read("Value.item()", "convert")
-        return self.data
-
     def detach(self) -> Value:
         """A new leaf with the same data, cut off from the graph."""
         return leaf(self.data)
 
-    def register_hook(self, hook: Callable[[Any], Any]) -> RemovableHandle:
+    def register_hook(self, hook: Callable[[Any], Any]) -> hooks.RemovableHandle:
         """Call ``hook(grad)`` when this node's gradient is complete in ``backward()`` or
         ``grad()``; a number it returns replaces the gradient (as PyTorch's
         ``Tensor.register_hook``).  Eager only (``compile`` refuses a graph with hooks).
@@ -426,15 +518,20 @@ class Value:
         extra = extra_of(self)
         if extra.hooks is None:
             extra.hooks = []
-        extra.hooks.append(hook)  # (a copy.copy of the node shares the list: remove() reaches both)
-        HOOKS[0] += 1
-        return RemovableHandle(self, hook)
+        return hooks.RemovableHandle(extra.hooks, hook)  # (a copy.copy of the node shares the list)
 
     # numpy: `array * v` must not build an object array of Values; numpy defers to Value's
     # reflected operators instead, which reject arrays with a clear error.
     __array_ufunc__ = None
 
     if TYPE_CHECKING:  # the rest of the catalogue, attached by micrograd/ops.py
+        __lt__: ClassVar[Callable[[Value, Operand], bool]]
+        __le__: ClassVar[Callable[[Value, Operand], bool]]
+        __gt__: ClassVar[Callable[[Value, Operand], bool]]
+        __ge__: ClassVar[Callable[[Value, Operand], bool]]
+        __bool__: ClassVar[Callable[[Value], bool]]
+        __float__: ClassVar[Callable[[Value], float]]
+        item: ClassVar[Callable[[Value], float]]
         __neg__: ClassVar[Callable[[Value], Value]]
         __pos__: ClassVar[Callable[[Value], Value]]
         __abs__: ClassVar[Callable[[Value], Value]]
@@ -456,106 +553,6 @@ class Value:
         leaky_relu: ClassVar[Callable[..., Value]]
         elu: ClassVar[Callable[..., Value]]
         softplus: ClassVar[Callable[..., Value]]
-
-
-# ---- backward(): the graph walk and the chain-rule loop ----------------------------------
-
-
-def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
-    """Every node reachable from ``roots``, each after all of its operands, as the keys of a
-    dict whose values are None (``backpropagate`` fills them with the gradients).
-
-    Depth-first without recursion, so a graph a million nodes deep is fine:
-    ``path`` holds the nodes being expanded and ``pending`` an iterator over each
-    one's operands; a node is emitted once all of its operands have been.
-    """
-    order: dict[Value, Any] = {}  # insertion-ordered, and the visited set
-    for root in roots:
-        if root in order:
-            continue
-        path, pending = [root], [iter(root._prev)]
-        while pending:
-            for child in pending[-1]:
-                if child not in order:  # (a node on the path can't recur: the graph is acyclic)
-                    path.append(child)
-                    pending.append(iter(child._prev))
-                    break
-            else:
-                order[path.pop()] = None
-                pending.pop()
-    return order
-
-
-def backpropagate(
-    seeds: dict[Value, Any], create_graph: bool = False, into_grad: bool = False
-) -> dict[Value, Any]:
-    """The chain rule, node by node, from the outputs back to the leaves.
-
-    ``seeds`` holds the outputs' gradients d(root)/d(output).  Returns d(root)/d(node)
-    for every node behind them (None where no gradient reached).  Floats in, floats
-    out; with ``create_graph`` the rules run on Values, so the gradients are nodes
-    of a new graph.  ``into_grad`` also adds each gradient into the node's ``.grad``
-    (``backward()``); ``grad()`` only reads them.
-    """
-    watch = HOOKS[0] > 0 or get_ident() in grad_mode.anomaly_threads  # hooks to call, or detect_anomaly
-    ctx = NodeContext()  # what the built-in ops' rules read: the numbers of the node at hand
-    collecting = gc.isenabled()
-    gc.disable()  # the graph has no reference cycles: Python's collector would only re-walk it, many times
-    try:
-        grads = topological_order(seeds)  # the graph, in forward order; the gradients to come
-        grads.update(seeds)
-        for node in reversed(grads):  # a node comes after every node computed from it
-            g = grads[node]  # d(root)/d(node): complete, all its users have added to it
-            if g is None:
-                continue  # no path from the outputs carries a gradient here
-            if watch:
-                g = grads[node] = watched_gradient(node, g, create_graph)
-            if into_grad:
-                node.grad = node.grad + g if node.grad else g  # 0.0 is "none yet": -0.0 keeps its sign
-            if node._fn is None:
-                if node._prev:
-                    raise no_rule_error(node)
-                continue  # a leaf: nothing behind it
-            if node._fn is HandWritten:
-                run_closure(node, g, grads, create_graph)  # the lecture's way: it writes the operands' .grad
-                continue
-            received = vjp(node, g, create_graph, ctx)  # the op's rule: d(root)/d(operand) through it
-            if watch and get_ident() in grad_mode.anomaly_threads:
-                grad_mode.check_finite(node, g, received, grads, where_made)
-            for child, part in zip(node._prev, received):  # a node used twice receives the sum
-                if part is not None:
-                    so_far = grads[child]
-                    grads[child] = part if so_far is None else so_far + part
-    finally:
-        if collecting:
-            gc.enable()
-    return grads
-
-
-def vjp(node: Value, g: Any, create_graph: bool = False, ctx: NodeContext | None = None) -> Sequence[Any]:
-    """What ``node``'s op sends to each of its operands, given d(root)/d(node) = ``g``:
-    its ``backward(ctx, g)``, with ctx holding numbers, or Values under ``create_graph``.
-    Forward mode, ``explain`` and the pictures ask it with ``g = 1``: the local derivatives.
-    (``ctx``: a NodeContext to reuse, as ``backpropagate`` does for every node.)"""
-    fn, extra = node._fn, node._extra
-    assert fn is not None
-    if fn is HandWritten:  # what the lecture's closure adds into each operand's .grad
-        received: dict[Value, Any] = {}
-        run_closure(node, g, received, create_graph)
-        return [received.pop(c, None) for c in node._prev]  # (an operand listed twice: once)
-    kept = None if extra is None else extra.ctx
-    if create_graph:
-        grads = fn.backward(values_context(node, kept), g)
-    elif kept is not None:
-        grads = fn.backward(kept, g)  # forward saved something, or took numbers besides Values
-    else:
-        if ctx is None:
-            ctx = NodeContext()
-        ctx.node = node  # the inputs' and output's numbers, read from the node
-        grads = fn.backward(ctx, g)
-    if fn.builtin and kept is None and type(grads) is tuple and len(grads) == len(node._prev):
-        return grads
-    return checked_gradients(fn, node, grads, create_graph)
 
 
 # ---- nodes built by hand, the lecture's way -----------------------------------------------
@@ -670,30 +667,30 @@ FORWARD_CTX: Context = object.__new__(ForwardContext)
 
 
 class NodeContext(Context):
-    """The Context an op that kept none gets on floats: the numbers of ``node``, read when asked
-    (an op such as ``+`` never asks).  One serves a whole backward pass, pointed at each node."""
+    """The Context an op that kept none gets on floats: the numbers of the node at hand.
+    One serves a whole backward pass, pointed at each node in turn."""
 
-    __slots__ = ("node",)
-    node: Value
+    __slots__ = ()
     saved_tensors = ()
 
     def __init__(self) -> None:
-        pass  # no fields of its own: it reads them from the node
+        pass  # its fields are set by point_at
 
-    @property
-    def inputs(self) -> tuple[float, ...]:  # type: ignore[override]
-        prev = self.node._prev
-        if len(prev) == 2:  # written out: a comprehension costs three times as much
-            return prev[0].data, prev[1].data
-        return tuple([c.data for c in prev])
-
-    @property
-    def output(self) -> float:
-        return self.node.data
+    def point_at(self, node: Value) -> None:
+        prev = node._prev
+        n = len(prev)  # one or two operands written out: a comprehension costs three times as much
+        self.inputs = (
+            (prev[0].data, prev[1].data)
+            if n == 2
+            else (prev[0].data,)
+            if n == 1
+            else tuple([c.data for c in prev])
+        )
+        self.output = node.data
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:  # type: ignore[override]
-        return (True,) * len(self.node._prev)
+        return (True,) * len(self.inputs)
 
 
 def leaf(data: float) -> Value:
@@ -751,68 +748,6 @@ def values_context(node: Value, kept: Context | None) -> Context:
     return ctx
 
 
-def forward_result(fn: type[Function], out: Any) -> float:
-    if isinstance(out, Value):
-        raise TypeError(
-            f"{fn.name}.forward returned a Value; it receives the inputs' numbers and must return a "
-            "number (compute with operators and micrograd.math, not with Values)"
-        )
-    if isinstance(out, (tuple, list)):
-        raise TypeError(
-            f"{fn.name}.forward returned {type(out).__name__} of {len(out)}; an op returns one number "
-            "(a scalar engine: one Value per result; write one Function per output)"
-        )
-    return to_float(out, f"{fn.name}.forward's result")
-
-
-def checked_gradients(fn: type[Function], node: Value, grads: Any, create_graph: bool) -> list[Any]:
-    """An op's gradients, one per Value operand, after checking their count and type."""
-    args = args_of(node)
-    if not isinstance(grads, (tuple, list)):
-        grads = (grads,)
-    if len(grads) != len(args):
-        raise TypeError(
-            f"{fn.name}.backward returned {len(grads)} gradient(s), but forward took {len(args)} input(s): "
-            "return one per input, None for an input that gets none"
-        )
-    result = []
-    for k, (a, g) in enumerate(zip(args, grads)):
-        if not isinstance(a, Value):
-            continue  # a number: no gradient
-        if g is None or type(g) is float or (create_graph and isinstance(g, Value)):
-            result.append(g)
-        elif isinstance(g, Value):
-            raise TypeError(
-                f"{fn.name}.backward returned a Value for input {k} on the float path; "
-                "write it with operators and micrograd.math on its arguments"
-            )
-        else:
-            result.append(to_float(g, f"{fn.name}.backward's gradient for input {k}"))
-    return result
-
-
-def to_float(x: object, what: str = "Value()") -> float:
-    """The float a number stands for; a clear TypeError for anything else."""
-    if type(x) is float:
-        return x
-    if type(x) is int or isinstance(x, numbers.Real):  # int, bool, Fraction, numpy floats and ints
-        return float(x)
-    if isinstance(x, Value):
-        raise TypeError(
-            f"{what} expects a real number, got a Value ({x!r}); use it directly, or x.detach() for a copy"
-        )
-    if type(x).__module__ == "numpy" and getattr(x, "ndim", None) == 0 and hasattr(x, "__float__"):
-        return float(x)  # numpy's bool scalar, which is no numbers.Real
-    if type(x).__module__ == "numpy" and getattr(x, "ndim", 0) > 0:
-        raise TypeError(
-            f"{what} expects a real number, got a numpy array of shape {x.shape}; "  # type: ignore[attr-defined]
-            "Values are scalars: build one Value per element (or use micrograd.compile for arrays)"
-        )
-    raise TypeError(
-        f"{what} expects a real number (int, float or numpy scalar), got {type(x).__name__}: {x!r}"
-    )
-
-
 def operand(x: object) -> Value:
     """A Value as it is; a number as a constant leaf, marked as such."""
     if isinstance(x, Value):
@@ -826,33 +761,12 @@ def data_of(x: Operand) -> float:
     return x.data if isinstance(x, Value) else to_float(x, "a comparison with a Value")
 
 
-# ---- hooks, no_grad and detect_anomaly (off, they cost one test per node) -------------------------
+# ---- hooks, no_grad and detect_anomaly (off, they cost one test per node) ----------------------
 
-HOOKS = [0]  # how many hooks are registered: while any are, the loop calls them
 ENGINE_DIRS = tuple(
     os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), pkg) + os.sep
     for pkg in ("micrograd", "nn")
 )
-
-
-class RemovableHandle:
-    """What ``Value.register_hook`` returns: ``remove()`` takes the hook off (also on leaving a ``with``)."""
-
-    def __init__(self, node: Value, hook: Callable[[Any], Any]) -> None:
-        self.node: Value | None = node
-        self.hook = hook
-
-    def remove(self) -> None:
-        node, self.node = self.node, None
-        if node is not None:
-            hooks_of(node).remove(self.hook)
-            HOOKS[0] -= 1
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.remove()
 
 
 def hooks_of(node: Value) -> list[Callable[[Any], Any]]:
@@ -862,17 +776,7 @@ def hooks_of(node: Value) -> list[Callable[[Any], Any]]:
 
 def watched_gradient(node: Value, g: Any, create_graph: bool) -> Any:
     """``node``'s gradient after its hooks (each may return a replacement)."""
-    for hook in list(hooks_of(node)):
-        result = hook(g)
-        if result is None:
-            continue
-        if create_graph and isinstance(result, Value):
-            g = result
-        else:
-            g = to_float(result, "a hook's replacement gradient")
-            if create_graph:
-                g = leaf(g)
-    return g
+    return hooks.run(hooks_of(node), g, create_graph, leaf)
 
 
 def watched(out: Value, prev: tuple[Value, ...], fn: type[Function], kept: Any) -> Value:

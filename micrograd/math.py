@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import fmath
+from .coerce import is_value
 
 __all__ = [
     "abs",
@@ -53,11 +54,6 @@ __all__ = [
     "tanh",
     "where",
 ]
-
-
-def _is_value(x: object) -> bool:
-    # A Value is recognised by its graph slot (this module must not import the engine: the engine imports it).
-    return hasattr(x, "_prev") and hasattr(x, "data")
 
 
 _np: Any = None  # numpy, once an array needs it (importing micrograd does not import it)
@@ -104,7 +100,7 @@ def _unary(
     numbers where it does not raise, with no Python call per element (a third less time)."""
     if type(x) is float:
         return on_float(x)
-    if _is_value(x):
+    if is_value(x):
         return getattr(x, method)()  # the engine's op: recorded in the graph
     if isinstance(x, numbers.Real):
         return on_float(float(x))
@@ -179,7 +175,7 @@ def sign(x: Any) -> Any:
     plain number: sign is flat wherever it has a derivative."""
     if type(x) is float:
         return fmath.sign(x)
-    if _is_value(x):
+    if is_value(x):
         return fmath.sign(x.data)
     if isinstance(x, numbers.Real):
         return fmath.sign(float(x))
@@ -193,7 +189,7 @@ def pow(a: Any, b: Any) -> Any:  # noqa: A001 - named for what it is, as builtin
     negative base with a non-integer exponent."""
     if type(a) is float and type(b) is float:
         return fmath.pow(a, b)
-    if _is_value(a) or _is_value(b):
+    if is_value(a) or is_value(b):
         return a**b
     if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
         return fmath.pow(float(a), float(b))
@@ -206,7 +202,7 @@ def div(a: Any, b: Any) -> Any:
         return fmath.div(a, b)
     if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
         return fmath.div(float(a), float(b))
-    if _is_value(a) or _is_value(b):
+    if is_value(a) or is_value(b):
         return a / b  # the engine's op
     np = _numpy()
     with np.errstate(divide="ignore", invalid="ignore"):  # inf and nan, as on floats
@@ -227,8 +223,8 @@ def where(cond: Any, a: Any, b: Any) -> Any:
 
 def equal(a: Any, b: Any) -> Any:
     """a == b by value (on Values too, whose ``==`` is identity)."""
-    x = a.data if _is_value(a) else a
-    y = b.data if _is_value(b) else b
+    x = a.data if is_value(a) else a
+    y = b.data if is_value(b) else b
     return x == y
 
 
@@ -236,7 +232,7 @@ def isfinite(x: Any) -> Any:
     """True where x is neither inf nor nan."""
     if type(x) is float:
         return _pymath.isfinite(x)
-    if _is_value(x):
+    if is_value(x):
         return _pymath.isfinite(x.data)
     if isinstance(x, numbers.Real):
         return _pymath.isfinite(x)

@@ -18,21 +18,27 @@ its ops.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import operator
+from collections.abc import Callable, Iterable
+from threading import get_ident
 from typing import Any
 
+from .coerce import to_float
 from .engine import (
     FORWARD_CTX,
     Context,
     Function,
+    Mul,
     Operand,
     Value,
     binary_method,
+    data_of,
+    new_value,
     node,
     operand,
-    to_float,
     unary_method,
 )
+from .grad_mode import data_read, data_read_hooks, watched_threads
 from .math import cos, div, equal, exp, expm1, isfinite, log, log1p, pow, sigmoid, sign, sin, sqrt, where  # noqa: A004
 
 # ---- the rest of Value's arithmetic -------------------------------------------------------
@@ -352,6 +358,53 @@ def softplus(self: Value, beta: float = 1.0, threshold: float = 20.0) -> Value:
 Value.softplus = softplus
 
 
+# ---- reading a Value as a number ------------------------------------------------------------
+# Comparisons compare data; == and hash stay identity, so Values live in sets and dicts.
+# Each read is reported while a hook listens (micrograd.compile's tracer, create_graph's check).
+
+
+def comparison(symbol: str, compare: Callable[[float, float], bool]) -> Callable[[Value, Operand], bool]:
+    """``self <symbol> other`` on the numbers."""
+
+    def method(self: Value, other: Operand) -> bool:
+        if data_read_hooks:
+            data_read(f"comparing Values ({symbol})", "compare")
+        return compare(self.data, data_of(other))
+
+    return method
+
+
+Value.__lt__ = comparison("<", operator.lt)
+Value.__le__ = comparison("<=", operator.le)
+Value.__gt__ = comparison(">", operator.gt)
+Value.__ge__ = comparison(">=", operator.ge)
+
+
+def truth(self: Value) -> bool:
+    """``if v:`` tests v != 0, as ``bool(torch.tensor(x))``."""
+    if data_read_hooks:
+        data_read("bool() of a Value (`if v:`)", "compare")
+    return self.data != 0.0
+
+
+def item(self: Value) -> float:
+    """The data as a Python float, as ``torch.Tensor.item()``."""
+    if data_read_hooks:
+        data_read("Value.item()", "convert")
+    return self.data
+
+
+def as_float(self: Value) -> float:
+    if data_read_hooks:
+        data_read("float() of a Value", "convert")
+    return self.data
+
+
+Value.__bool__ = truth
+Value.item = item
+Value.__float__ = as_float
+
+
 # ---- sums as one node ---------------------------------------------------------------------------
 
 
@@ -400,9 +453,21 @@ def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> V
     >>> y.data, y._op, [p._op for p in y._prev[1:]]
     (24.0, '+', ['*', '*'])
     """
+    if watched_threads and get_ident() in watched_threads:  # no_grad or detect_anomaly: the plain way
+        return sum([w * x for w, x in zip(ws, xs)], start)
     first = start if type(start) is Value else operand(start)
     operands: list[Value] = [first]
-    mul = Value.__mul__
-    for w, x in zip(ws, xs):
-        operands.append(mul(w if type(w) is Value else operand(w), x))
-    return node(Sum, Sum.forward(FORWARD_CTX, *[v.data for v in operands]), tuple(operands))
+    numbers = [first.data]
+    forward, name = Mul.forward, Mul.name
+    for w, x in zip(ws, xs):  # each product's node made here, as binary_method makes it: a call less
+        if type(w) is not Value:
+            w = operand(w)
+        if type(x) is not Value:
+            x = operand(x)
+        product: Value = new_value(Value)
+        product.data = number = forward(FORWARD_CTX, w.data, x.data)
+        product.grad = 0.0
+        product._prev, product._op, product._fn, product._extra = (w, x), name, Mul, None
+        operands.append(product)
+        numbers.append(number)
+    return node(Sum, Sum.forward(FORWARD_CTX, *numbers), tuple(operands))

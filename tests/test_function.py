@@ -610,7 +610,7 @@ def test_no_import_cycle_inside_micrograd() -> None:
     graph.pop("__init__", None)
     assert _cycle(graph) is None, _cycle(graph)
     assert not graph["engine"] & {"autograd", "compile", "viz", "check"}
-    assert graph["math"] <= {"fmath"} and graph["fmath"] == set()
+    assert graph["math"] <= {"fmath", "coerce"} and graph["fmath"] == graph["coerce"] == set()
 
 
 def test_nn_io_and_nn_layers_import_one_way() -> None:
