@@ -36,6 +36,7 @@ UPSTREAM_FILES: dict[str, tuple[str, str]] = {
         "27142177f5badd0f3aa0ae1a78ae91b0017cd08d9e44a3e0f774142c0f53d531",
     ),
     "nn": ("micrograd/nn.py", "f54453501abc4fd38ae724a8b378d6a5d23bfdd0a49c77e619b95f86ad16594d"),
+    "engine": ("micrograd/engine.py", "95f19fa3734458d868e067d770f0773027763a2f654900bfbc1df8c5413acf84"),
 }
 
 # pip's network settings for these small downloads: an unreachable index fails in

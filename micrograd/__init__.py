@@ -18,7 +18,7 @@ steps, ``groups`` what they run), ``func`` (function transforms, forward mode),
 ``exercises`` (checks for ops you write), ``files`` (atomic writes).
 """
 
-from . import _clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
+from . import clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
 from . import exercises as exercises  # micrograd.exercises.check: exercises that check themselves
 from . import func as func  # micrograd.func: grad(f), jvp, jacobian, hessian (function transforms)
 from . import math as math  # micrograd.math: math on floats, Values and numpy arrays

@@ -294,7 +294,7 @@ def backpropagate(
     watch = (
         hooks.REGISTERED[0] > 0 or get_ident() in grad_mode.anomaly_threads
     )  # hooks to call, or detect_anomaly
-    ctx = NodeContext()  # what the built-in ops' rules read: the numbers of the node at hand
+    ctx = NodeContext.__new__(NodeContext)  # what the built-in ops' rules read: the node at hand's numbers
     floats = not create_graph
     collecting = gc.isenabled()
     gc.disable()  # the graph has no reference cycles: Python's collector would only re-walk it, many times
@@ -443,7 +443,8 @@ class Value:
                 "backward() on a Value computed under no_grad(): no graph was recorded, so no gradient "
                 "can reach its inputs. Compute it outside the no_grad() block (or inside enable_grad())"
             )
-        backpropagate({self: to_float(gradient, "backward()'s gradient")}, into_grad=True)
+        seed = gradient if type(gradient) is float else to_float(gradient, "backward()'s gradient")
+        backpropagate({self: seed}, into_grad=True)
 
     @property
     def _backward(self) -> Callable[[], None]:
