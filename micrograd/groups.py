@@ -1,11 +1,11 @@
 """What a compiled step runs (see ``micrograd.compile``): groups and gathers.
 
-A ``_Group`` is the nodes of one level with the same op: one call of the op's own
+A ``Group`` is the nodes of one level with the same op: one call of the op's own
 ``forward`` and one of its ``backward`` on numpy arrays compute all of them.  A
-``_Gather`` adds up the gradient contributions of nodes used several times, in
-the order the eager ``backward`` adds them (``_ordered_sum``).  ``CompileError``
+``Gather`` adds up the gradient contributions of nodes used several times, in
+the order the eager ``backward`` adds them (``ordered_sum``).  ``CompileError``
 is what the replay raises when an op cannot run on arrays.  numpy is imported on
-first use (``_numpy``), never when micrograd is.
+first use (``load_numpy``), never when micrograd is.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class CompileError(TypeError):
     """The traced graph holds something that cannot be replayed on arrays (the message names it)."""
 
 
-def _numpy() -> Any:
+def load_numpy() -> Any:
     global _np
     if _np is None:
         try:
@@ -40,20 +40,20 @@ def _numpy() -> Any:
 
 _np: Any = None  # numpy, once a step needs it (importing micrograd does not import it)
 
-_HOW_TO_FIX = (
+HOW_TO_FIX = (
     "write its forward and backward with operators and micrograd.math (micrograd.math.where(cond, a, b) "
     "instead of an `if` on data, micrograd.math.exp instead of math.exp), so that they run on numpy arrays"
 )
 
 
-class _Group:
+class Group:
     """Nodes of one level with the same op and parameters: one forward call, one backward call.
 
     ``args`` holds one index array per operand (a sum: one (terms, nodes) matrix), ``rows``
     the same, or a slice where they are consecutive and the op is the engine's own;
     the outputs occupy the slots ``start:stop``; ``edges[k]`` says where operand k's
-    gradients go (None: not needed): ``(_CONTRIB or _C_FIRST, slice of contribution slots)``,
-    or straight to the gradient of nodes used once, ``(_GVALS, _G_FIRST or _GRADS, rows)``;
+    gradients go (None: not needed): ``(CONTRIB or C_FIRST, slice of contribution slots)``,
+    or straight to the gradient of nodes used once, ``(GVALS, G_FIRST or GRADS, rows)``;
     a sum's edges are per term instead, ``(destination, slots or (terms, nodes) rows, terms)``,
     its terms going straight or to contribution slots row by row (term k of every node).
     For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
@@ -126,7 +126,7 @@ class _Group:
             out = fn.forward(ctx, *args)
         except Exception as exc:
             raise CompileError(
-                f"cannot replay {fn.name}.forward on numpy arrays ({exc}); {_HOW_TO_FIX}"
+                f"cannot replay {fn.name}.forward on numpy arrays ({exc}); {HOW_TO_FIX}"
             ) from exc
         ctx.output = out
         self.ctx = ctx
@@ -135,7 +135,7 @@ class _Group:
     def forward_step(self, src: Floats) -> Callable[[], None]:
         """This group's forward, its arrays bound, reading the value rows of ``src``: an op's on its
         operands (views, or gathered into the group's own arrays), or an ordered sum's."""
-        np, dest, spread = _numpy(), self.dest, self.spread
+        np, dest, spread = load_numpy(), self.dest, self.spread
         take = src.take  # (the indices are in range: mode="clip" changes nothing, and is faster)
         if self.fn is None:  # an ordered sum: (terms, nodes[, batch]), added term by term
             (idx,), (view,), (buf,), signs, flat = self.args, self.views, self.scratch, self.signs, self.flat
@@ -146,9 +146,9 @@ class _Group:
                 if signs is not None:
                     terms *= signs
                 if flat is not None:  # added up right into the value rows
-                    _ordered_sum(np, terms.reshape(terms_shape), flat)
+                    ordered_sum(np, terms.reshape(terms_shape), flat)
                 else:
-                    dest[...] = _ordered_sum(np, terms.reshape(terms_shape)).reshape(out_shape)
+                    dest[...] = ordered_sum(np, terms.reshape(terms_shape)).reshape(out_shape)
                 if spread is not None:
                     spread[...] = dest
 
@@ -172,7 +172,7 @@ class _Group:
     def backward_step(self) -> Callable[[], None]:
         """This group's backward, its arrays bound: its gradient rows ``g`` handed to each term
         (an ordered sum: ``sign * g``) or through the op's backward, to where ``into`` says."""
-        np, g, into = _numpy(), self.g, self.into
+        np, g, into = load_numpy(), self.g, self.into
         if self.fn is None:
 
             def run_sum() -> None:
@@ -202,7 +202,7 @@ class _Group:
             grads = fn.backward(self.ctx, g)
         except Exception as exc:
             raise CompileError(
-                f"cannot replay {fn.name}.backward on numpy arrays ({exc}); {_HOW_TO_FIX}"
+                f"cannot replay {fn.name}.backward on numpy arrays ({exc}); {HOW_TO_FIX}"
             ) from exc
         if not isinstance(grads, (tuple, list)):
             grads = (grads,)
@@ -217,7 +217,7 @@ class _Group:
         return grads if self.plain else [grads[i] for i in self.positions]
 
 
-class _Gather:
+class Gather:
     """Gradients of several nodes, each the ordered sum of its contribution slots."""
 
     __slots__ = (
@@ -257,21 +257,21 @@ class _Gather:
         # (per allocation) when every contribution is one engine op's gradient for one operand:
         # (its group, the index of that gradient, the slots counted from its first); see
         # CompiledStep._read_at_source
-        self.source: tuple[_Group, int, Indices] | None = None
+        self.source: tuple[Group, int, Indices] | None = None
 
 
-# Where a group's backward writes an operand's contributions (``_Group.edges``): contribution
+# Where a group's backward writes an operand's contributions (``Group.edges``): contribution
 # slots, to be gathered (all samples, or one column when the samples share them), or straight
 # into a gradient: a node's (all samples, or one column), a parameter's.
-_CONTRIB, _C_FIRST, _GVALS, _G_FIRST, _GRADS = range(5)
+CONTRIB, C_FIRST, GVALS, G_FIRST, GRADS = range(5)
 
 
-def _index(np: Any, rows: Any) -> Any:
+def as_index(np: Any, rows: Any) -> Any:
     """Rows of an array: a slice when they are consecutive (a view, no copy), else an index array."""
-    return _block(np, rows) or np.array(rows, dtype=np.intp)
+    return as_block(np, rows) or np.array(rows, dtype=np.intp)
 
 
-def _ordered_sum(np: Any, m: Floats, out: Floats | None = None) -> Floats:
+def ordered_sum(np: Any, m: Floats, out: Floats | None = None) -> Floats:
     """The rows of ``m`` added first to last, as a chain of ``+`` adds them, starting from
     -0.0, the identity of addition (the eager engine starts from the first term, and
     -0.0 + x is x exactly, signed zeros included).  numpy reduces the outer axis of a
@@ -286,17 +286,17 @@ def _ordered_sum(np: Any, m: Floats, out: Floats | None = None) -> Floats:
     return out
 
 
-def _sum_uses(np: Any, gather: _Gather, src: Floats, slots: Indices) -> None:
+def sum_uses(np: Any, gather: Gather, src: Floats, slots: Indices) -> None:
     """A gather's one reduction: the contributions at ``slots`` (uses, nodes) of ``src``, taken
     into the gather's own array, each node's added first to last into its rows of ``dest``."""
     (u, k), terms = slots.shape, src.take(slots, axis=0, out=gather.scratch, mode="clip")
     if gather.flat is not None:
-        _ordered_sum(np, terms.reshape(u, -1), gather.flat)
+        ordered_sum(np, terms.reshape(u, -1), gather.flat)
     else:
-        gather.dest[gather.targets] = _ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
+        gather.dest[gather.targets] = ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
 
 
-def _block(np: Any, rows: Any) -> slice | None:
+def as_block(np: Any, rows: Any) -> slice | None:
     """``rows``, an array of slots, as a slice when they are consecutive in their order."""
     flat = np.ravel(rows)
     if flat.size and (flat == np.arange(flat[0], flat[0] + flat.size)).all():
@@ -304,7 +304,7 @@ def _block(np: Any, rows: Any) -> slice | None:
     return None
 
 
-def _write_to(np: Any, dest: Floats, rows: Any, tail: tuple[int, ...]) -> tuple[Floats, Any]:
+def write_to(np: Any, dest: Floats, rows: Any, tail: tuple[int, ...]) -> tuple[Floats, Any]:
     """Where an op's gradients for ``rows`` of ``dest`` go: ``(array, key)``, the key ``...`` for a
     view of consecutive rows, else the rows.  Into the parameters' gradients, which a batched
     step holds transposed (one row per sample), numpy writes a view along its contiguous axis,

@@ -19,21 +19,21 @@ from typing import TYPE_CHECKING, Any
 from .autograd import topological_order
 from .engine import CONSTANT, Add, Function, HandWritten, Value, args_of, hooks_of, vjp
 from .groups import (
-    _C_FIRST,
-    _CONTRIB,
-    _G_FIRST,
-    _GRADS,
-    _GVALS,
-    _HOW_TO_FIX,
+    C_FIRST,
+    CONTRIB,
+    G_FIRST,
+    GRADS,
+    GVALS,
+    HOW_TO_FIX,
     CompileError,
-    _block,
-    _Gather,
-    _Group,
-    _index,
-    _numpy,
-    _ordered_sum,
-    _sum_uses,
-    _write_to,
+    Gather,
+    Group,
+    as_block,
+    as_index,
+    load_numpy,
+    ordered_sum,
+    sum_uses,
+    write_to,
 )
 from .ops import Sub, Sum
 
@@ -84,7 +84,7 @@ def _unreplayable(node: Value) -> str | None:
 
 
 def as_array(x: object, what: str) -> Floats:
-    np = _numpy()
+    np = load_numpy()
     try:
         arr: Floats = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as e:
@@ -140,17 +140,17 @@ def _blocks(
 
 
 def _same(a: Any, b: Any) -> bool:
-    np = _numpy()
+    np = load_numpy()
     a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
     return bool(np.allclose(a, b, rtol=1e-9, atol=0.0, equal_nan=True))
 
 
-def _probe(grp: _Group, node: Value, shape: tuple[int, ...] = (2,)) -> None:
+def _probe(grp: Group, node: Value, shape: tuple[int, ...] = (2,)) -> None:
     """Run a user op's forward and backward once on arrays of ``shape`` filled with ``node``'s
     numbers (two elements; 2x2 for a batched step) and check them against the eager engine's:
     an ``if`` on data, ``math.exp`` or a result of the wrong shape shows up here, at compile
     time, not as wrong numbers later."""
-    np = _numpy()
+    np = load_numpy()
     fn = grp.fn
     assert fn is not None
     lanes = [np.full(shape, c.data) for c in node._prev]
@@ -158,20 +158,20 @@ def _probe(grp: _Group, node: Value, shape: tuple[int, ...] = (2,)) -> None:
     if np.shape(out) not in ((), shape) or not _same(out, node.data):
         raise CompileError(
             f"{fn.name}.forward gives {out!r} on the arrays {lanes}, where the eager engine gives "
-            f"{node.data!r} for each element; {_HOW_TO_FIX}"
+            f"{node.data!r} for each element; {HOW_TO_FIX}"
         )
     expected = vjp(node, 1.0)
     for k, (got, want) in enumerate(zip(grp.call_backward(np.ones(shape)), expected)):
         if got is None or want is None:
             if (got is None) != (want is None):
                 raise CompileError(
-                    f"{fn.name}.backward returns None for operand {k} on arrays only; {_HOW_TO_FIX}"
+                    f"{fn.name}.backward returns None for operand {k} on arrays only; {HOW_TO_FIX}"
                 )
             continue
         if np.shape(got) not in ((), shape) or not _same(got, want):
             raise CompileError(
                 f"{fn.name}.backward gives {got!r} for operand {k} on arrays, where the eager engine gives "
-                f"{want!r} for each element; {_HOW_TO_FIX}"
+                f"{want!r} for each element; {HOW_TO_FIX}"
             )
 
 
@@ -226,7 +226,7 @@ class CompiledStep:
     def __init__(
         self, root: Value, inputs: list[Value], shapes: list[tuple[int, ...]], params: list[Value]
     ) -> None:
-        np = _numpy()
+        np = load_numpy()
         self.num_nodes = self.num_groups = self._levels = 0  # (set below; here for repr)
         self.params: tuple[Value, ...] = tuple(params)
         self.input_shapes: tuple[tuple[int, ...], ...] = tuple(shapes)
@@ -403,25 +403,25 @@ class CompiledStep:
                 return None
             if all(c in param_index for c in targets):
                 prefixed.extend(c for c in targets if len(incoming[c]) > 1)
-                return _GRADS, [grad_row[c] for c in targets]
+                return GRADS, [grad_row[c] for c in targets]
             read_first = {c in narrow for c in targets if c in incoming}  # one column only?
             if any(c in param_index for c in targets) or len(read_first) > 1:
                 return None
             first_column = True in read_first
-            return (_G_FIRST if first_column else _GVALS), [slot[c] for c in targets]
+            return (G_FIRST if first_column else GVALS), [slot[c] for c in targets]
 
         # The programs, and where the contributions of every edge whose operand needs a gradient go:
         # straight into the gradient of a node used once, else into contribution slots to be gathered.
         edge_slot: dict[int, int] = {}  # rank -> contribution slot
         gathered_ranks: set[int] = set()  # edges that go through contribution slots
         n_contrib = 0
-        self._groups: list[tuple[int, _Group]] = []
-        to_probe: list[tuple[_Group, Value]] = []
+        self._groups: list[tuple[int, Group]] = []
+        to_probe: list[tuple[Group, Value]] = []
         for key in keys:
             members = groups[key]
             start = slot[members[0]]
             if key[1] == "+":
-                grp = _Group(None, (), start, start + len(members))
+                grp = Group(None, (), start, start + len(members))
                 cols = [operands[v] for v in members]
                 grp.args = [np.array([[slot[c] for c, _, _ in col] for col in cols], dtype=np.intp).T.copy()]
                 signs = np.array([[s for _, s, _ in col] for col in cols]).T.copy()
@@ -429,7 +429,7 @@ class CompiledStep:
                 grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self._batched)
                 # the terms' rows: one block of slots (see _blocks), read as a view, else gathered;
                 # a view only without signs, which the replay multiplies the terms by in place
-                block = _block(np, grp.args[0]) if grp.signs is None else None
+                block = as_block(np, grp.args[0]) if grp.signs is None else None
                 grp.rows = [block] if block is not None else grp.args
                 if key[3]:
                     # Term by term (a row: that term of every node): the rows whose contributions can
@@ -450,7 +450,7 @@ class CompiledStep:
                         grp.edges.append((kind, np.array(rows_k, dtype=np.intp), terms_k))
                     if gathered_terms:
                         size = len(gathered_terms) * len(members)
-                        dest = _C_FIRST if key[5] else _CONTRIB
+                        dest = C_FIRST if key[5] else CONTRIB
                         grp.edges.append((dest, slice(n_contrib, n_contrib + size), gathered_terms))
                         for i, t in enumerate(
                             gathered_terms
@@ -461,7 +461,7 @@ class CompiledStep:
                         n_contrib += size
             else:
                 first = members[0]
-                grp = _Group(ops[first], templates[first], start, start + len(members))
+                grp = Group(ops[first], templates[first], start, start + len(members))
                 flags = key[3]
                 grp.needs = tuple(flags[v] if is_operand else False for is_operand, v in grp.template)
                 grp.args = [
@@ -469,17 +469,17 @@ class CompiledStep:
                     for k in range(len(first._prev))
                 ]
                 # the engine's ops never write into their operands: views of consecutive rows will do
-                grp.rows = [_index(np, a) for a in grp.args] if ops[first].builtin else grp.args
+                grp.rows = [as_index(np, a) for a in grp.args] if ops[first].builtin else grp.args
                 for k, flag in enumerate(flags):
                     if not flag:
                         grp.edges.append(None)
                         continue
                     to = straight([v._prev[k] for v in members], [rank[v, k] for v in members])
                     if to is not None:
-                        grp.edges.append((to[0], _index(np, to[1])))
+                        grp.edges.append((to[0], as_index(np, to[1])))
                         continue
                     slots_k = slice(n_contrib, n_contrib + len(members))
-                    grp.edges.append((_C_FIRST if key[5] else _CONTRIB, slots_k))
+                    grp.edges.append((C_FIRST if key[5] else CONTRIB, slots_k))
                     for j, v in enumerate(members):
                         edge_slot[rank[v, k]] = n_contrib + j
                         gathered_ranks.add(rank[v, k])
@@ -495,7 +495,7 @@ class CompiledStep:
 
         # Gradient gathers: each node whose contributions went to contribution slots sums them.
         gathered = {c: rs for c, rs in incoming.items() if set(rs) <= gathered_ranks}
-        self._gathers: dict[int, list[_Gather]] = {}
+        self._gathers: dict[int, list[Gather]] = {}
         gather = self._by_uses(gathered, edge_slot, shared_edges)
         for lvl, targets in gather(computed, level, slot, narrow, root):
             self._gathers.setdefault(lvl, []).append(targets)
@@ -519,9 +519,9 @@ class CompiledStep:
     @staticmethod
     def _by_uses(
         incoming: dict[Value, list[int]], edge_slot: dict[int, int], shared_edges: set[int]
-    ) -> Callable[..., Iterable[tuple[int, _Gather]]]:
+    ) -> Callable[..., Iterable[tuple[int, Gather]]]:
         """Gathers for ``nodes``: one per level, count and kind of contributions, and width."""
-        np = _numpy()
+        np = load_numpy()
 
         def gathers(
             nodes: Sequence[Value],
@@ -529,7 +529,7 @@ class CompiledStep:
             target: dict[Value, int],
             narrow: set[Value],
             root: Value | None = None,
-        ) -> Iterable[tuple[int, _Gather]]:
+        ) -> Iterable[tuple[int, Gather]]:
             buckets: dict[tuple[Any, ...], list[Value]] = {}
             for v in nodes:
                 if v is not root and v in incoming:
@@ -538,8 +538,8 @@ class CompiledStep:
                     buckets.setdefault((level.get(v, 0), kinds, v not in narrow), []).append(v)
             for (lvl, kinds, wide), members in buckets.items():
                 slots = [[edge_slot[r] for r in sorted(incoming[v])] for v in members]
-                targets = _index(np, [target[v] for v in members])
-                yield lvl, _Gather(targets, np.array(slots, dtype=np.intp).T.copy(), kinds, wide)
+                targets = as_index(np, [target[v] for v in members])
+                yield lvl, Gather(targets, np.array(slots, dtype=np.intp).T.copy(), kinds, wide)
 
         return gathers
 
@@ -574,7 +574,7 @@ class CompiledStep:
         each group's gathered operands, and the parameters' gradients.  Fresh arrays of a batch's
         size at every step would cost more than the copies into them (the allocator hands large
         ones back to the system and page-faults them in again)."""
-        np = _numpy()
+        np = load_numpy()
         vals, first = self._vals, self._vals1
         for _, grp in self._groups:
             width = (1,) * len(tail) if grp.shared else tail  # a shared group: one column
@@ -596,18 +596,18 @@ class CompiledStep:
         # (batched) added to every sample's parameter gradients; -0.0 adds nothing, signed zeros included
         self._prefix: Floats = np.full((self._n_p, 1), -0.0)
         gvals, contrib = self._gvals, self._contrib
-        to = (contrib, self._contrib1, gvals, self._gvals1, self._grads)  # by _CONTRIB, ...
+        to = (contrib, self._contrib1, gvals, self._gvals1, self._grads)  # by CONTRIB, ...
         for _, grp in self._groups:
             if not any(grp.edges):
                 grp.g, grp.into = None, []
                 continue
-            grp.g = (to[_G_FIRST] if grp.narrow else gvals)[grp.start : grp.stop]
+            grp.g = (to[G_FIRST] if grp.narrow else gvals)[grp.start : grp.stop]
             if grp.fn is None:  # an ordered sum: (array, key, signs of its terms) per edge
                 grp.into = []
                 for dest, rows, terms in grp.edges:  # type: ignore[misc]
                     signs = None if grp.signs is None or (grp.signs[terms] > 0).all() else grp.signs[terms]
                     # contribution slots, or rows of gradients that form one block (see _blocks)
-                    rows = rows if type(rows) is slice else _block(np, rows) or rows
+                    rows = rows if type(rows) is slice else as_block(np, rows) or rows
                     if type(rows) is slice:  # (terms, nodes[, batch]): a view
                         block = to[dest][rows].reshape(len(terms), grp.stop - grp.start, *to[dest].shape[1:])
                         assert np.shares_memory(block, to[dest])  # (writes must land)
@@ -617,7 +617,7 @@ class CompiledStep:
                 continue
             # where each operand's contributions go: (array, key), the key ``...`` for a view of them
             grp.into = [
-                None if edge is None else _write_to(np, to[edge[0]], edge[1], tail) for edge in grp.edges
+                None if edge is None else write_to(np, to[edge[0]], edge[1], tail) for edge in grp.edges
             ]
         c_first, g_first = self._contrib1, self._gvals1
         gathers = [
@@ -644,12 +644,12 @@ class CompiledStep:
         self._read_at_source(gathers)
         self._programs()
 
-    def _read_at_source(self, gathers: list[_Gather]) -> None:
+    def _read_at_source(self, gathers: list[Gather]) -> None:
         """A gather of contributions that are all one engine op's gradients for one operand reads
-        them from the gradients the op's group keeps (``_Group.kept``), and the group's backward
+        them from the gradients the op's group keeps (``Group.kept``), and the group's backward
         writes no copy of them into the contribution slots.  (The engine's ops give arrays of
         floats, or numbers that broadcast; a user op's gradients are copied, so converted.)"""
-        np = _numpy()
+        np = load_numpy()
         readers = np.full(len(self._contrib), -1)  # slot -> the gather that reads it (-2: several)
         for i, gather in enumerate(gathers):
             gather.source = None
@@ -659,7 +659,7 @@ class CompiledStep:
             if grp.fn is None or not grp.fn.builtin:
                 continue
             for k, edge in enumerate(grp.edges):
-                if edge is None or edge[0] != _CONTRIB or type(edge[1]) is not slice:
+                if edge is None or edge[0] != CONTRIB or type(edge[1]) is not slice:
                     continue
                 block = edge[1]
                 who = set(readers[block].tolist())
@@ -697,7 +697,7 @@ class CompiledStep:
                         f"({exc}); a compiled step reads each parameter's .data as a float at every call"
                     ) from None
             raise
-        return _numpy().frombuffer(packed)  # type: ignore[no-any-return]
+        return load_numpy().frombuffer(packed)  # type: ignore[no-any-return]
 
     def _programs(self) -> None:
         """The passes as lists of steps, one per group or gather, in the order they run, each
@@ -723,11 +723,11 @@ class CompiledStep:
         steps += [self._gather_step(gather) for gather in (*self._param_gathers, *self._prefix_gathers)]
         self._backward_steps = steps
 
-    def _gather_step(self, gather: _Gather) -> Callable[[], None]:
+    def _gather_step(self, gather: Gather) -> Callable[[], None]:
         """``gather`` as a step: ``_gather``, or, reading at the source, the op's gradients."""
         if gather.source is None:
             return partial(self._gather, gather)
-        np = _numpy()
+        np = load_numpy()
         grp, i, slots = gather.source
         shape = (grp.stop - grp.start, *self._contrib.shape[1:])  # the op's gradients for one operand
 
@@ -735,7 +735,7 @@ class CompiledStep:
             dx = grp.kept[i]
             if type(dx) is not np.ndarray or dx.shape != shape:  # None (no gradient: -0.0), or a number
                 dx = np.broadcast_to(-0.0 if dx is None else dx, shape)
-            _sum_uses(np, gather, dx, slots)
+            sum_uses(np, gather, dx, slots)
 
         return run
 
@@ -744,16 +744,16 @@ class CompiledStep:
         for run in self._forward_steps:
             run()
 
-    def _gather(self, gather: _Gather) -> None:
+    def _gather(self, gather: Gather) -> None:
         """The gradients of ``gather``'s nodes into their rows of ``gather.dest``: each the ordered
         sum of its contributions, first to last (a contribution the samples share is one column)."""
-        np = _numpy()
+        np = load_numpy()
         slots, lead, dest, rows = gather.slots, gather.lead, gather.dest, gather.targets
         if lead < 0:  # one kind: one reduction over the uses
-            _sum_uses(np, gather, gather.src, slots)
+            sum_uses(np, gather, gather.src, slots)
             return
         # Mixed, or one use: added in place, left to right, the leading shared ones on one column
-        # (-0.0 + x is x, and a + b is b + a, bit for bit: the same sums as _ordered_sum's).
+        # (-0.0 + x is x, and a + b is b + a, bit for bit: the same sums as ordered_sum's).
         first, contrib = gather.src, self._contrib
         total = first.take(slots[0], axis=0) if lead else None
         for row in slots[1:lead]:
@@ -782,7 +782,7 @@ class CompiledStep:
     def __call__(self, *inputs: Any) -> tuple[float, Floats]:
         """Forward and backward for these inputs and the parameters' current ``.data``:
         ``(loss, grads)``, one gradient per parameter (a new array)."""
-        np = _numpy()
+        np = load_numpy()
         self._load(inputs)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
@@ -791,7 +791,7 @@ class CompiledStep:
 
     def forward(self, *inputs: Any) -> float:
         """The loss only, for these inputs and the parameters' current ``.data``."""
-        np = _numpy()
+        np = load_numpy()
         self._load(inputs)
         with np.errstate(all="ignore"):
             self._forward()
@@ -849,7 +849,7 @@ class BatchedStep(CompiledStep):
     def _allocate(self, batch: int) -> None:
         if batch == self.batch_size:
             return
-        np = _numpy()
+        np = load_numpy()
         self._vals = np.zeros((self._slots, batch))
         self._gvals = np.zeros((self._slots, batch))
         self._contrib = np.zeros((self._n_contrib, batch))
@@ -900,15 +900,15 @@ class BatchedStep(CompiledStep):
 
     def _reduce(self, per_sample: Floats) -> Floats:
         """Rows of ``per_sample`` (one per sample) added first to last, then the reduction."""
-        np = _numpy()
-        total = _ordered_sum(np, per_sample) if per_sample.shape[1] else np.zeros(0)
+        np = load_numpy()
+        total = ordered_sum(np, per_sample) if per_sample.shape[1] else np.zeros(0)
         return total / self.batch_size if self.reduction == "mean" else total
 
     def __call__(self, *inputs: Any) -> tuple[float, Floats]:
         """Forward and backward over a batch (each input with a leading batch axis) for the
         parameters' current ``.data``: ``(loss, grads)``, the mean (``reduction="mean"``)
         or sum over the samples of the loss and of each parameter's gradient."""
-        np = _numpy()
+        np = load_numpy()
         self._load(inputs)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
@@ -922,7 +922,7 @@ class BatchedStep(CompiledStep):
 
     def forward(self, *inputs: Any) -> float:
         """The loss only (the batch's mean or sum), for these inputs and the parameters' ``.data``."""
-        np = _numpy()
+        np = load_numpy()
         self._load(inputs)
         with np.errstate(all="ignore"):
             self._forward()

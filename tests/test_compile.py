@@ -22,7 +22,7 @@ import micrograd  # noqa: E402
 from micrograd import Value  # noqa: E402
 from micrograd.compile import CompiledStep, CompileError, TracerWarning  # noqa: E402
 from micrograd.compile import compile as mg_compile  # noqa: E402
-from micrograd.groups import _ordered_sum  # noqa: E402
+from micrograd.groups import ordered_sum  # noqa: E402
 
 
 def eager(
@@ -335,9 +335,9 @@ def test_ordered_sum_adds_rows_first_to_last(shape: tuple[int, int]) -> None:
     expected = m[0].copy()
     for row in m[1:]:
         expected = expected + row
-    assert np.array_equal(_ordered_sum(np, m), expected)
+    assert np.array_equal(ordered_sum(np, m), expected)
     zeros = np.full(shape, -0.0)  # -0.0 + -0.0 is -0.0 in a chain, and so in the eager engine's sums
-    assert all(math.copysign(1.0, z) < 0 for z in _ordered_sum(np, zeros))
+    assert all(math.copysign(1.0, z) < 0 for z in ordered_sum(np, zeros))
 
 
 def test_long_sums_with_cancellation_are_added_in_eager_order() -> None:

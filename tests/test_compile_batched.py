@@ -398,7 +398,7 @@ def test_a_sum_sends_each_terms_gradient_straight_or_through_a_gather_and_the_nu
     """A sum whose terms are a node used once (its gradient goes straight), a node used twice
     (through contribution slots, then gathered), a parameter and a number; subtracted terms too.
     Repeated calls, with the arrays kept from call to call, give the same numbers."""
-    from micrograd.groups import _CONTRIB, _GVALS
+    from micrograd.groups import CONTRIB, GVALS
 
     a, b = Value(0.5), Value(-1.5)
     params = [a, b]
@@ -413,7 +413,7 @@ def test_a_sum_sends_each_terms_gradient_straight_or_through_a_gather_and_the_nu
     sums = [grp for _, grp in step._groups if grp.fn is None and len(grp.args[0]) == 4]
     assert len(sums) == 1
     kinds = {edge[0] for edge in sums[0].edges}  # type: ignore[index]
-    assert _GVALS in kinds and _CONTRIB in kinds  # terms straight into gradients, and gathered
+    assert GVALS in kinds and CONTRIB in kinds  # terms straight into gradients, and gathered
     e_loss, e_grads = eager_loop(fn, (X, Y), params)
     for _ in range(3):
         loss, grads = step(X, Y)
