@@ -291,9 +291,8 @@ def backpropagate(
     of a new graph.  ``into_grad`` also adds each gradient into the node's ``.grad``
     (``backward()``); ``grad()`` only reads them.
     """
-    watch = (
-        hooks.REGISTERED[0] > 0 or get_ident() in grad_mode.anomaly_threads
-    )  # hooks to call, or detect_anomaly
+    # Hooks to call or detect_anomaly to check: then each node is watched (off, one test per node).
+    watch = hooks.REGISTERED[0] > 0 or get_ident() in grad_mode.anomaly_threads
     ctx = NodeContext.__new__(NodeContext)  # what the built-in ops' rules read: the node at hand's numbers
     floats = not create_graph
     collecting = gc.isenabled()
