@@ -27,7 +27,8 @@ from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
 from .compile import BatchedStep, CompiledStep, CompileError, TracerWarning
 from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
-from .engine import Context, Function, Value
+from .context import Context
+from .engine import Function, Value
 from .explore import explore as explore  # the interactive page (Graphviz lays it out)
 from .grad_mode import (
     AnomalyError,

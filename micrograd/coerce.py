@@ -12,6 +12,7 @@ does not import the engine (the engine imports it).
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 
@@ -80,3 +81,18 @@ def to_float(x: object, what: str = "Value()") -> float:
     raise TypeError(
         f"{what} expects a real number (int, float or numpy scalar), got {type(x).__name__}: {x!r}"
     )
+
+
+def refuse_floats(fn: Any) -> Callable[[str, str], None]:
+    """A hook for ``grad_mode.hear_data_reads`` while ``fn.forward`` runs on Values (for
+    ``create_graph``): turning a Value into a Python float there would cut the graph."""
+
+    def refuse(what: str, kind: str) -> None:
+        if kind == "convert":
+            raise TypeError(
+                f"{fn.name}.forward turned a Value into a Python float ({what}) while running on "
+                "Values for create_graph, which would cut the graph: write forward with operators "
+                "and micrograd.math (e.g. micrograd.math.exp, not math.exp)"
+            )
+
+    return refuse

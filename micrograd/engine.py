@@ -32,45 +32,35 @@ Last, below the reading path: how nodes are made, hooks, and ``detect_anomaly``.
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Callable, Iterable, Sequence
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from . import grad_mode, hooks
 from .coerce import checked_gradients, forward_result, to_float
+from .context import FORWARD_CTX, Context, NodeContext, args_of, values_context
 from .grad_mode import watched_threads
 from .math import pow, tanh, where  # noqa: A004 - math that works on floats, Values and arrays alike
+from .nodes import (
+    CONSTANT,
+    NO_GRAD,
+    Extra,
+    extra_of,
+    hooks_of,
+    no_rule_error,
+    run_closure,
+    watched,
+    where_made,
+)
 
 Number = int | float
 Operand = Union["Value", int, float]
 
 
 # ---- what an op is ---------------------------------------------------------------------
-
-
-class Context:
-    """What an op's ``backward`` knows of its ``forward`` (PyTorch's ``ctx``).
-
-    ``ctx.inputs`` and ``ctx.output`` are the op's inputs and result: numbers
-    in ``backward()``, Values under ``create_graph``.  ``save_for_backward(*xs)``
-    keeps anything else forward computed (read it back as ``saved_tensors``);
-    ``needs_input_grad[i]`` says whether input ``i`` is a Value; any other
-    attribute you set (``ctx.slope = slope``) is kept as well.
-    """
-
-    __slots__ = ("inputs", "output", "saved_tensors", "needs_input_grad", "args", "__dict__")
-
-    def __init__(self, needs_input_grad: tuple[bool, ...] = (), inputs: tuple[Any, ...] = ()) -> None:
-        self.inputs = inputs
-        self.output: Any = None  # known once forward has returned
-        self.saved_tensors: tuple[Any, ...] = ()
-        self.needs_input_grad = needs_input_grad
-        self.args: tuple[Any, ...] = ()  # the arguments as given to apply: Values and numbers
-
-    def save_for_backward(self, *values: Any) -> None:
-        """Keep ``values`` for ``backward`` (read them back as ``ctx.saved_tensors``)."""
-        self.saved_tensors = values
+# An op's rules get a ``ctx`` (micrograd/context.py): ``ctx.inputs`` and ``ctx.output`` are the op's
+# inputs and result, numbers in backward() and Values under create_graph; ``ctx.save_for_backward``
+# keeps anything else forward computed, read back as ``ctx.saved_tensors``.
 
 
 class FunctionType(type):
@@ -304,8 +294,8 @@ def backpropagate(
             g = grads[node]  # d(root)/d(node): complete, all its users have added to it
             if g is None:
                 continue  # no path from the outputs carries a gradient here
-            if watch:
-                g = grads[node] = watched_gradient(node, g, create_graph)
+            if watch:  # its hooks may replace the gradient
+                g = grads[node] = hooks.run(hooks_of(node), g, create_graph, leaf)
             if into_grad:
                 node.grad = node.grad + g if node.grad else g  # 0.0 is "none yet": -0.0 keeps its sign
             fn = node._fn
@@ -565,50 +555,6 @@ class HandWritten(Function):
     builtin = True
 
 
-def run_closure(node: Value, g: Any, grads: dict[Value, Any], create_graph: bool = False) -> None:
-    """Run a hand-written ``_backward`` as micrograd 0.1.0 does, on ``.grad``: the node's ``.grad``
-    holds its gradient and each operand's what it has received so far; whatever the closure
-    leaves there is what the operand has now (so ``=`` instead of ``+=`` overwrites, as in
-    micrograd).  Every ``.grad`` is put back afterwards: ``backpropagate`` adds them up."""
-    if create_graph:
-        raise RuntimeError(
-            f"cannot differentiate op {node._op or '?'!r} twice: its rule is a hand-written _backward "
-            "closure, which adds floats into .grad and records no graph. Define the op as a "
-            "micrograd.Function (forward and backward written with operators and micrograd.math) "
-            "to use it with grad(create_graph=True), gradgradcheck and compile"
-        )
-    children = list(dict.fromkeys(node._prev))
-    kept = [c.grad for c in children]
-    kept_own = node.grad
-    try:
-        for c in children:
-            so_far = grads.get(c)
-            c.grad = 0.0 if so_far is None else so_far
-        node.grad = g
-        node._backward()
-        for c in children:
-            grads[c] = c.grad
-    finally:
-        for c, grad in zip(children, kept):
-            c.grad = grad
-        node.grad = kept_own
-
-
-def args_of(node: Value) -> tuple[Any, ...]:
-    """What ``node``'s op was applied to: its operands, with any numbers given besides them."""
-    kept = None if node._extra is None else node._extra.ctx
-    return kept.args if isinstance(kept, Context) else node._prev
-
-
-def no_rule_error(node: Value) -> RuntimeError:
-    return RuntimeError(
-        f"cannot backpropagate through op {node._op or '?'!r}: this node was built by hand "
-        f"(Value(data, children, {node._op!r})) without a derivative rule. Give it one the lecture's way "
-        "(out._backward = a closure that adds into the children's .grad) or define the op as a "
-        "micrograd.Function (forward and backward)"
-    )
-
-
 # ---- making nodes (below the reading path: the fast way, and the checks) ------------------------
 #
 # A node is object.__new__ plus slot stores, skipping __init__'s checks.  What few nodes have (a
@@ -618,79 +564,6 @@ def no_rule_error(node: Value) -> RuntimeError:
 # NodeContext that reads the numbers from the node: no Context is stored per node.
 
 new_value = object.__new__
-
-NO_GRAD = "(no_grad)"  # the _op of a result computed under no_grad: backward() on it explains
-CONSTANT = "(constant)"  # the _op of a leaf the engine made from a number operand (x * 2)
-
-
-class Extra:
-    """A node's ``_extra``: what its op kept for backward (``ctx``: its Context, or a hand-written
-    ``_backward`` closure), its label, its hooks, and where ``detect_anomaly`` saw it made."""
-
-    __slots__ = ("ctx", "label", "hooks", "origin")
-
-    def __init__(self, ctx: Any = None) -> None:
-        self.ctx = ctx
-        self.label = ""
-        self.hooks: list[Callable[[Any], Any]] | None = None
-        self.origin: str | None = None
-
-    def copy(self) -> Extra:
-        out = Extra(self.ctx)
-        out.label, out.hooks, out.origin = self.label, self.hooks, self.origin
-        return out
-
-
-def extra_of(node: Value) -> Extra:
-    if node._extra is None:
-        node._extra = Extra()
-    return node._extra
-
-
-class ForwardContext(Context):
-    """The one context the engine's own forwards get: it keeps nothing, so it refuses writes."""
-
-    __slots__ = ()
-
-    def save_for_backward(self, *values: Any) -> None:
-        raise TypeError(
-            "a built-in op's forward called ctx.save_for_backward, but Value's operators and methods "
-            "run the built-in ops with a shared context that keeps nothing: read ctx.inputs and "
-            "ctx.output in backward instead, or define your own Function"
-        )
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        self.save_for_backward()
-
-
-FORWARD_CTX: Context = object.__new__(ForwardContext)
-
-
-class NodeContext(Context):
-    """The Context an op that kept none gets on floats: the numbers of the node at hand.
-    One serves a whole backward pass, pointed at each node in turn."""
-
-    __slots__ = ()
-    saved_tensors = ()
-
-    def __init__(self) -> None:
-        pass  # its fields are set by point_at
-
-    def point_at(self, node: Value) -> None:
-        prev = node._prev
-        n = len(prev)  # one or two operands written out: a comprehension costs three times as much
-        self.inputs = (
-            (prev[0].data, prev[1].data)
-            if n == 2
-            else (prev[0].data,)
-            if n == 1
-            else tuple([c.data for c in prev])
-        )
-        self.output = node.data
-
-    @property
-    def needs_input_grad(self) -> tuple[bool, ...]:  # type: ignore[override]
-        return (True,) * len(self.inputs)
 
 
 def leaf(data: float) -> Value:
@@ -725,29 +598,6 @@ def apply(fn: type[Function], args: tuple[Any, ...]) -> Value:
     return node(fn, data, prev)
 
 
-def values_context(node: Value, kept: Context | None) -> Context:
-    """The Context ``backward`` gets under ``create_graph``: inputs, output and what forward saved,
-    as Values.  What forward saved is computed again, by running forward on the input Values."""
-    args = args_of(node)
-    ctx = Context(tuple([isinstance(a, Value) for a in args]), tuple(args))
-    if kept is not None and (kept.saved_tensors or kept.__dict__):
-        fn = node._fn
-        assert fn is not None
-
-        def refuse(what: str, kind: str) -> None:
-            if kind == "convert":
-                raise TypeError(
-                    f"{fn.name}.forward turned a Value into a Python float ({what}) while running on "
-                    "Values for create_graph, which would cut the graph: write forward with operators "
-                    "and micrograd.math (e.g. micrograd.math.exp, not math.exp)"
-                )
-
-        with grad_mode.hear_data_reads(refuse):
-            fn.forward(ctx, *args)
-    ctx.output = node
-    return ctx
-
-
 def operand(x: object) -> Value:
     """A Value as it is; a number as a constant leaf, marked as such."""
     if isinstance(x, Value):
@@ -755,42 +605,3 @@ def operand(x: object) -> Value:
     out = leaf(to_float(x, "an operand of a Value op"))
     out._op = CONSTANT
     return out
-
-
-def data_of(x: Operand) -> float:
-    return x.data if isinstance(x, Value) else to_float(x, "a comparison with a Value")
-
-
-# ---- hooks, no_grad and detect_anomaly (off, they cost one test per node) ----------------------
-
-ENGINE_DIRS = tuple(
-    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), pkg) + os.sep
-    for pkg in ("micrograd", "nn")
-)
-
-
-def hooks_of(node: Value) -> list[Callable[[Any], Any]]:
-    """The hooks registered on ``node`` (``Value.register_hook``), first registered first."""
-    return [] if node._extra is None or node._extra.hooks is None else node._extra.hooks
-
-
-def watched_gradient(node: Value, g: Any, create_graph: bool) -> Any:
-    """``node``'s gradient after its hooks (each may return a replacement)."""
-    return hooks.run(hooks_of(node), g, create_graph, leaf)
-
-
-def watched(out: Value, prev: tuple[Value, ...], fn: type[Function], kept: Any) -> Value:
-    """The slow path of making a node, in a thread inside no_grad (a leaf, marked as made there)
-    or detect_anomaly (the node remembers the file and line in your code that made it)."""
-    if get_ident() in grad_mode.no_grad_threads:
-        out._prev, out._op, out._fn, out._extra = (), NO_GRAD, None, None
-        return out
-    out._prev, out._op, out._fn, out._extra = prev, fn.name, fn, Extra(kept)
-    out._extra.origin = grad_mode.where_made(ENGINE_DIRS)
-    return out
-
-
-def where_made(node: Value) -> str:
-    """The line of your code that made ``node`` inside ``detect_anomaly()``."""
-    extra = node._extra
-    return "made outside detect_anomaly()" if extra is None or extra.origin is None else extra.origin

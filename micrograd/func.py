@@ -41,8 +41,10 @@ from typing import Any, TextIO
 
 from . import engine
 from .autograd import grad as _reverse
-from .engine import Context, Function, Value, no_rule_error, topological_order
+from .context import Context
+from .engine import Function, Value, topological_order
 from .grad_mode import enable_grad
+from .nodes import no_rule_error
 
 __all__ = [
     "explain_jvp",

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .engine import Context, Function
+from .context import Context
+from .engine import Function
 
 if TYPE_CHECKING:
     import numpy as np

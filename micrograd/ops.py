@@ -24,15 +24,13 @@ from threading import get_ident
 from typing import Any
 
 from .coerce import to_float
+from .context import FORWARD_CTX, Context
 from .engine import (
-    FORWARD_CTX,
-    Context,
     Function,
     Mul,
     Operand,
     Value,
     binary_method,
-    data_of,
     new_value,
     node,
     operand,
@@ -361,6 +359,10 @@ Value.softplus = softplus
 # ---- reading a Value as a number ------------------------------------------------------------
 # Comparisons compare data; == and hash stay identity, so Values live in sets and dicts.
 # Each read is reported while a hook listens (micrograd.compile's tracer, create_graph's check).
+
+
+def data_of(x: Operand) -> float:
+    return x.data if isinstance(x, Value) else to_float(x, "a comparison with a Value")
 
 
 def comparison(symbol: str, compare: Callable[[float, float], bool]) -> Callable[[Value, Operand], bool]:

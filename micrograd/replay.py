@@ -17,7 +17,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .autograd import topological_order
-from .engine import CONSTANT, Add, Function, HandWritten, Value, args_of, hooks_of, vjp
+from .context import args_of
+from .engine import Add, Function, HandWritten, Value, vjp
 from .groups import (
     C_FIRST,
     CONTRIB,
@@ -35,6 +36,7 @@ from .groups import (
     sum_uses,
     write_to,
 )
+from .nodes import CONSTANT, hooks_of
 from .ops import Sub, Sum
 
 if TYPE_CHECKING:

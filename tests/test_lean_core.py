@@ -224,21 +224,25 @@ def test_lecture_closures_mix_with_the_engines_ops() -> None:
 
 
 def _project_functions_called(action: Callable[[], None]) -> set[str]:
-    """The functions of micrograd/ and nn/ that ``action`` enters (file:function), op rules aside."""
+    """The functions of micrograd/ and nn/ that ``action`` enters (file:function), besides the
+    op rules (``Mul.backward``, ...) and what they call (``micrograd.math.where``, ...)."""
     called: set[str] = set()
     dirs = tuple(str(ROOT / pkg) for pkg in ("micrograd", "nn"))
+    in_rule: list[FrameType] = []  # the rule being run, if any
+
+    def is_rule(code: Any) -> bool:
+        return code.co_name in ("forward", "backward") and code.co_varnames[:1] == ("ctx",)
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event != "call":
+        if event == "return" and in_rule and frame is in_rule[-1]:
+            in_rule.pop()
+        if event != "call" or in_rule:
             return
         code = frame.f_code
-        if not code.co_filename.startswith(dirs):
-            return
-        if code.co_name in ("forward", "backward") and "ctx" in code.co_varnames[:1]:
-            return  # an op's rule (Mul.backward, ...): the code the story is about
-        if code.co_name.startswith("<"):
-            return  # a comprehension (a function of its own before Python 3.12)
-        called.add(f"{Path(code.co_filename).name}:{code.co_name}")
+        if is_rule(code):
+            in_rule.append(frame)  # the code the story is about
+        elif code.co_filename.startswith(dirs) and not code.co_name.startswith("<"):
+            called.add(f"{Path(code.co_filename).name}:{code.co_name}")  # (<listcomp>: not before 3.12)
 
     sys.setprofile(profile)
     try:

@@ -1,0 +1,110 @@
+"""What an op's ``backward`` knows of its ``forward``: ``Context`` (PyTorch's ``ctx``), and the
+contexts the engine hands its rules.
+
+``backward(ctx, g)`` reads the op's inputs and result as ``ctx.inputs`` and
+``ctx.output``: numbers in ``backward()``, Values under ``create_graph``.  A
+node keeps a Context only when its forward saved something or took numbers
+besides Values; for all other nodes the engine makes one on the spot from the
+node (``NodeContext``, one reused for a whole backward pass; ``values_context``
+under ``create_graph``).  This module knows nodes by their slots and does not
+import the engine (the engine imports it).
+
+>>> ctx = Context((True,), (2.0,))
+>>> ctx.save_for_backward(4.0)
+>>> ctx.inputs, ctx.saved_tensors
+((2.0,), (4.0,))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import grad_mode
+from .coerce import is_value, refuse_floats
+
+
+class Context:
+    """What an op's ``backward`` knows of its ``forward`` (PyTorch's ``ctx``).
+
+    ``ctx.inputs`` and ``ctx.output`` are the op's inputs and result: numbers
+    in ``backward()``, Values under ``create_graph``.  ``save_for_backward(*xs)``
+    keeps anything else forward computed (read it back as ``saved_tensors``);
+    ``needs_input_grad[i]`` says whether input ``i`` is a Value; any other
+    attribute you set (``ctx.slope = slope``) is kept as well.
+    """
+
+    __slots__ = ("inputs", "output", "saved_tensors", "needs_input_grad", "args", "__dict__")
+
+    def __init__(self, needs_input_grad: tuple[bool, ...] = (), inputs: tuple[Any, ...] = ()) -> None:
+        self.inputs = inputs
+        self.output: Any = None  # known once forward has returned
+        self.saved_tensors: tuple[Any, ...] = ()
+        self.needs_input_grad = needs_input_grad
+        self.args: tuple[Any, ...] = ()  # the arguments as given to apply: Values and numbers
+
+    def save_for_backward(self, *values: Any) -> None:
+        """Keep ``values`` for ``backward`` (read them back as ``ctx.saved_tensors``)."""
+        self.saved_tensors = values
+
+
+class ForwardContext(Context):
+    """The one context the engine's own forwards get: it keeps nothing, so it refuses writes."""
+
+    __slots__ = ()
+
+    def save_for_backward(self, *values: Any) -> None:
+        raise TypeError(
+            "a built-in op's forward called ctx.save_for_backward, but Value's operators and methods "
+            "run the built-in ops with a shared context that keeps nothing: read ctx.inputs and "
+            "ctx.output in backward instead, or define your own Function"
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.save_for_backward()
+
+
+FORWARD_CTX: Context = object.__new__(ForwardContext)
+
+
+class NodeContext(Context):
+    """The Context an op that kept none gets on floats: the numbers of the node at hand.
+    One serves a whole backward pass, pointed at each node in turn."""
+
+    __slots__ = ()
+    saved_tensors = ()
+
+    def __init__(self) -> None:
+        pass  # its fields are set by point_at
+
+    def point_at(self, node: Any) -> None:
+        prev = node._prev
+        n = len(prev)  # one or two operands written out: a comprehension costs three times as much
+        if n == 2:
+            self.inputs = prev[0].data, prev[1].data
+        else:
+            self.inputs = (prev[0].data,) if n == 1 else tuple([c.data for c in prev])
+        self.output = node.data
+
+    @property
+    def needs_input_grad(self) -> tuple[bool, ...]:  # type: ignore[override]
+        return (True,) * len(self.inputs)
+
+
+def args_of(node: Any) -> tuple[Any, ...]:
+    """What ``node``'s op was applied to: its operands, with any numbers given besides them."""
+    kept = None if node._extra is None else node._extra.ctx
+    return kept.args if isinstance(kept, Context) else node._prev
+
+
+def values_context(node: Any, kept: Context | None) -> Context:
+    """The Context ``backward`` gets under ``create_graph``: inputs, output and what forward saved,
+    as Values.  What forward saved is computed again, by running forward on the input Values."""
+    args = args_of(node)
+    ctx = Context(tuple([is_value(a) for a in args]), tuple(args))
+    if kept is not None and (kept.saved_tensors or kept.__dict__):
+        fn = node._fn
+        assert fn is not None
+        with grad_mode.hear_data_reads(refuse_floats(fn)):  # float(v) in forward would cut the graph
+            fn.forward(ctx, *args)
+    ctx.output = node
+    return ctx
