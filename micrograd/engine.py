@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
@@ -271,7 +272,10 @@ def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
 
 
 def backpropagate(
-    seeds: dict[Value, Any], create_graph: bool = False, into_grad: bool = False
+    seeds: dict[Value, Any],
+    create_graph: bool = False,
+    into_grad: bool = False,
+    observe: Callable[[Value, Any, Sequence[Any] | None, dict[Value, Any]], None] | None = None,
 ) -> dict[Value, Any]:
     """The chain rule, node by node, from the outputs back to the leaves.
 
@@ -279,10 +283,16 @@ def backpropagate(
     for every node behind them (None where no gradient reached).  Floats in, floats
     out; with ``create_graph`` the rules run on Values, so the gradients are nodes
     of a new graph.  ``into_grad`` also adds each gradient into the node's ``.grad``
-    (``backward()``); ``grad()`` only reads them.
+    (``backward()``); ``grad()`` only reads them.  ``observe(node, g, received, grads)``
+    hears each op's step before its operands add what they received (``explain`` and
+    the explorer record them; ``detect_anomaly`` checks them); given, a node built by
+    hand without a rule is a step that sends nothing (``received`` None), not an error.
     """
-    # Hooks to call or detect_anomaly to check: then each node is watched (off, one test per node).
-    watch = hooks.REGISTERED[0] > 0 or get_ident() in grad_mode.anomaly_threads
+    ruleless_stops = observe is not None  # (else a node built by hand without a rule is an error)
+    if observe is None and get_ident() in grad_mode.anomaly_threads:  # check every gradient made
+        observe = partial(grad_mode.check_finite, where=where_made)
+    # Hooks to call or steps to observe: then each node is watched (off, one test per node).
+    watch = hooks.REGISTERED[0] > 0 or observe is not None
     ctx = NodeContext.__new__(NodeContext)  # what the built-in ops' rules read: the node at hand's numbers
     floats = not create_graph
     collecting = gc.isenabled()
@@ -300,20 +310,24 @@ def backpropagate(
                 node.grad = node.grad + g if node.grad else g  # 0.0 is "none yet": -0.0 keeps its sign
             fn = node._fn
             if fn is None:
-                if node._prev:
+                if node._prev and not ruleless_stops:
                     raise no_rule_error(node)
+                if node._prev and observe is not None:
+                    observe(node, g, None, grads)  # built by hand without a rule: gradients stop here
                 continue  # a leaf: nothing behind it
             # The op's rule turns g into what each operand receives: d(root)/d(operand) through this op.
             if fn.builtin and node._extra is None and floats:
                 ctx.point_at(node)  # a built-in op on floats: its rule reads the node's numbers
                 received = fn.backward(ctx, g)
             elif fn is HandWritten:
+                if observe is not None:
+                    observe(node, g, vjp(node, g), grads)  # (what the closure adds, asked apart)
                 run_closure(node, g, grads, create_graph)  # the lecture's way: it writes the operands' .grad
                 continue
             else:
                 received = vjp(node, g, create_graph)  # a user's op (checked), Values, a kept context
-            if watch and get_ident() in grad_mode.anomaly_threads:
-                grad_mode.check_finite(node, g, received, grads, where_made)
+            if observe is not None:
+                observe(node, g, received, grads)
             # Each operand adds what it received to its gradient so far: a node used twice gets the sum.
             if len(received) == 2:  # (two operands, most ops, written out: the loop below costs 15% more)
                 a, b = node._prev

@@ -257,12 +257,12 @@ def _number(x: Any) -> float:
 
 
 def check_finite(
-    node: Any, g: Any, received: Sequence[Any], forward_order: Iterable[Any], where: Callable[[Any], str]
+    node: Any, g: Any, received: Sequence[Any] | None, graph: Iterable[Any], where: Callable[[Any], str]
 ) -> None:
-    """Raise ``AnomalyError`` if ``node``'s backward sent a nan or inf to an operand;
-    ``forward_order`` is the graph's nodes in topological order (to find the first nan),
-    ``where(node)`` the line that made a node."""
-    for k, c in enumerate(received):
+    """Raise ``AnomalyError`` if ``node``'s backward sent a nan or inf to an operand; ``graph``
+    is the graph's nodes in forward order (to find the first nan), ``where(node)`` the line
+    that made a node."""
+    for k, c in enumerate(received or ()):
         if c is None or math.isfinite(_number(c)):
             continue
         value = _number(c)
@@ -273,7 +273,7 @@ def check_finite(
             f"its operands are {operands} and its result {node.data}"
         )
         first_nan = None
-        for v in forward_order:  # the first op that made a nan from numbers that were not
+        for v in graph:  # the first op that made a nan from numbers that were not
             if v._prev and math.isnan(v.data) and not any(math.isnan(p.data) for p in v._prev):
                 first_nan = v
                 ops = tuple(p.data for p in v._prev)

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .autograd import topological_order
-from .engine import Value, vjp
+from .engine import Value, backpropagate, vjp
 from .files import write_atomically
 
 Roots = Value | Sequence[Value]
@@ -430,27 +430,26 @@ def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> Ba
     if not isinstance(root, Value):
         raise TypeError(f"backward_steps() needs a Value, got {type(root).__name__}: {root!r}")
     order = _graph(root, max_nodes, "backward_steps")
-    grads: dict[Value, float] = dict.fromkeys(order, 0.0)
-    grads[root] = 1.0
     steps: list[BackwardStep] = []
-    for v in reversed(order):
-        if not v._prev:
-            continue
-        g = grads[v]
-        if v._fn is None:
-            steps.append(BackwardStep(v, g, (), False))
-            continue
-        # The op's own backward, asked twice: with 1.0 for the local derivatives, with g for what flows.
-        local = vjp(v, 1.0)
-        contributions = vjp(v, g)
-        received = []
-        for child, loc, contrib in zip(v._prev, local, contributions):
-            loc = 0.0 if loc is None else loc
+
+    def record(v: Value, g: float, received: Sequence[Any] | None, grads: dict[Value, Any]) -> None:
+        """One step of the engine's own backward pass, as it happens, with the local derivatives."""
+        if received is None:
+            steps.append(BackwardStep(v, g, (), False))  # built by hand without a rule
+            return
+        local = vjp(v, 1.0)  # the op's rule asked with 1: its local derivatives
+        parts: list[Contribution] = []
+        now: dict[Value, Any] = {}  # what each operand has after each contribution of this step
+        for child, loc, contrib in zip(v._prev, local, received):
             contrib = 0.0 if contrib is None else contrib
-            grads[child] += contrib
-            received.append(Contribution(child, loc, contrib, grads[child]))
-        steps.append(BackwardStep(v, g, tuple(received), True))
-    return BackwardTrace(root, order, names_of(order), steps, grads)
+            before = now[child] if child in now else grads[child]  # (None: nothing yet)
+            now[child] = contrib if before is None else before + contrib  # as the engine adds it
+            parts.append(Contribution(child, 0.0 if loc is None else loc, contrib, now[child]))
+        steps.append(BackwardStep(v, g, tuple(parts), True))
+
+    grads = backpropagate({root: 1.0}, observe=record)
+    totals = {v: 0.0 if grads[v] is None else grads[v] for v in order}
+    return BackwardTrace(root, order, names_of(order), steps, totals)
 
 
 def explain(

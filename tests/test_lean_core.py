@@ -307,3 +307,31 @@ def test_no_private_name_is_imported_across_modules() -> None:
                 if a.name.startswith("_") and not a.name.startswith("__")
             ]
     assert offenders == []
+
+
+# ---- one graph walk --------------------------------------------------------------------------------
+
+
+def test_explain_the_pictures_and_the_explorer_run_the_engines_own_loop(tmp_path: Path) -> None:
+    x = Value(0.5, label="x")
+    loss = (x * x).tanh() + x
+    walks = {
+        "explain": lambda: micrograd.explain(loss, file=io.StringIO()),
+        "explore": lambda: micrograd.explore(loss, tmp_path / "page.html"),
+    }
+    for what, run in walks.items():
+        called = _project_functions_called(run)
+        assert {"engine.py:backpropagate", "engine.py:topological_order"} <= called, what
+    called = _project_functions_called(lambda: func.jvp(lambda a: (a * a).tanh(), (0.5,), (1.0,)))
+    assert {"engine.py:topological_order", "engine.py:vjp"} <= called
+
+
+def test_an_observer_hears_every_step_and_the_totals_match_backward() -> None:
+    from micrograd.viz import backward_steps
+
+    a, b = Value(2.0), Value(-3.0)
+    loss = (a * b + a).relu() * a
+    trace = backward_steps(loss)
+    loss.backward()
+    assert [trace.grads[v] for v in (a, b)] == [a.grad, b.grad]
+    assert [s.node for s in trace.steps] == [v for v in reversed(trace.order) if v._prev]
