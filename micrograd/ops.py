@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable
+from math import nan
 from threading import get_ident
 from typing import Any
 
@@ -405,6 +406,84 @@ def as_float(self: Value) -> float:
 Value.__bool__ = truth
 Value.item = item
 Value.__float__ = as_float
+
+
+class Pick(Function):
+    """``values[label]`` as a node of the graph: the entry that ``label``, a class index held by
+    a Value, picks.  Because the choice is an op, not Python indexing, the label may change:
+    ``micrograd.compile(..., batched=True)`` traces one sample and replays the graph for every
+    sample, each picking its own class.  The gradient goes to the picked entry alone (the label,
+    an index, gets none); a label that is no index of ``values`` picks nan, and its gradient
+    is nan for every entry.
+
+    >>> from micrograd import Value
+    >>> a, b = Value(-0.5), Value(-2.0)
+    >>> y = Pick.apply(Value(1.0), a, b); y.backward(); y.data, b.grad, a.grad == 0
+    (-2.0, 1.0, True)
+    """
+
+    name = "pick"
+    builtin = True
+
+    @staticmethod
+    def forward(ctx: Context, label: Any, *values: Any) -> Any:
+        picked: Any = nan
+        missed: Any = nan  # the others' gradient: -0.0 (adds nothing), nan for a label out of range
+        for k in reversed(range(len(values))):  # where, not an if: it runs on arrays too
+            hit = equal(label, k)
+            picked = where(hit, values[k], picked)
+            missed = where(hit, -0.0, missed)
+        ctx.save_for_backward(missed)
+        return picked
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        label, (missed,) = ctx.inputs[0], ctx.saved_tensors
+        grads = [where(equal(label, k), g, missed) for k in range(len(ctx.inputs) - 1)]
+        return (None, *grads)
+
+
+class Dot(Function):
+    """``start + w0*x0 + w1*x1 + ...`` as ONE node, its operands ``(start, w0, ..., x0, ...)``:
+    a weighted sum, added left to right, so its number is the chain of ``*`` and ``+`` nodes'
+    bit for bit (and so are the gradients), in one node instead of 2n.
+
+    >>> w, x = [Value(2.0), Value(3.0)], [Value(4.0), Value(5.0)]
+    >>> y = weighted_sum(w, x, start=1.0); y.backward()
+    >>> y.data, len(y._prev), w[1].grad, x[0].grad
+    (24.0, 5, 5.0, 2.0)
+    """
+
+    name = "dot"
+    builtin = True
+
+    @staticmethod
+    def forward(ctx: Context, start: Any, *ws_xs: Any) -> Any:
+        n = len(ws_xs) // 2
+        total = start
+        for k in range(n):  # (start + w0*x0) + w1*x1 + ...: the chain's order
+            total = total + ws_xs[k] * ws_xs[n + k]
+        return total
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        ws_xs = ctx.inputs[1:]
+        n = len(ws_xs) // 2
+        # d/d(start) = 1, d/d(w_k) = x_k, d/d(x_k) = w_k
+        return (g, *[g * x for x in ws_xs[n:]], *[g * w for w in ws_xs[:n]])
+
+
+def weighted_sum(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> Value:
+    """``start + w0*x0 + w1*x1 + ...`` as one ``Dot`` node (a linear layer's row, attention's q.k).
+
+    >>> weighted_sum([Value(2.0)], [3.0]).data
+    6.0
+    """
+    ws, xs = list(ws), list(xs)
+    if len(ws) != len(xs):
+        raise ValueError(f"weighted_sum needs as many weights as inputs, got {len(ws)} and {len(xs)}")
+    operands = tuple([v if type(v) is Value else operand(v) for v in (start, *ws, *xs)])
+    return node(Dot, Dot.forward(FORWARD_CTX, *[v.data for v in operands]), operands)
 
 
 # ---- sums as one node ---------------------------------------------------------------------------

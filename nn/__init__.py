@@ -9,26 +9,40 @@
 
 Modules, each one thing: ``module`` (Module: parameters, state_dict),
 ``layers`` (Neuron, Layer, MLP), ``losses``, ``metrics`` (accuracy), ``optim``
-(SGD, Adam, AdamW), ``datasets`` (moons, circles, spirals, train_test_split),
-``io`` (save and load), ``torch_interop`` (to_torch, from_torch; needs PyTorch).
+(SGD, Adam, AdamW), ``datasets`` (moons, circles, spirals, digits, names,
+train_test_split), ``io`` (save and load), ``torch_interop`` (to_torch, from_torch;
+needs PyTorch), ``transformer`` (Embedding, Linear, RMSNorm, attention, MLP block)
+and ``gpt`` (karpathy's microgpt: GPT, CharTokenizer).
 """
 
-from . import datasets, io, losses, metrics, optim
+from . import datasets, gpt, io, losses, metrics, optim, transformer
+from .gpt import GPT, CharTokenizer
 from .io import ModelFileError
 from .layers import MLP, Layer, Neuron
 from .metrics import accuracy
 from .module import Module
+from .transformer import CausalSelfAttention, Embedding, KVCache, Linear, MLPBlock, RMSNorm
 
 __all__ = [
+    "GPT",
     "MLP",
+    "CausalSelfAttention",
+    "CharTokenizer",
+    "Embedding",
+    "KVCache",
     "Layer",
+    "Linear",
+    "MLPBlock",
     "ModelFileError",
     "Module",
     "Neuron",
+    "RMSNorm",
     "accuracy",
     "datasets",
+    "gpt",
     "io",
     "losses",
     "metrics",
     "optim",
+    "transformer",
 ]

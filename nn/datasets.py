@@ -235,6 +235,41 @@ def load_digits(
     return images[train], labels[train], images[test], labels[test]
 
 
+# ---- first names, for microgpt ---------------------------------------------------------------
+
+NAME_FILES = ("dist.female.first", "dist.male.first")  # the US census first names the `names` package ships
+
+
+def load_names() -> list[str]:
+    """Thousands of lowercase first names (US census), each once, female names first, in the
+    census files' order (most common first): microgpt's dataset, offline.
+
+    They are read from the files the PyPI package ``names`` (0.3.0) ships; without it, an
+    ImportError says how to install it (``make demo`` does).
+
+    >>> names = load_names()
+    >>> len(names) > 4000, names[:3], all(n.isalpha() and n.islower() for n in names)
+    (True, ['mary', 'patricia', 'linda'], True)
+    """
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("names")
+    folder = Path(spec.origin).parent if spec is not None and spec.origin else None
+    if folder is None or not all((folder / f).is_file() for f in NAME_FILES):
+        raise ImportError(
+            "nn.datasets.load_names reads the US census first names that the PyPI package `names` ships, "
+            "and it is not installed: pip install names==0.3.0 (or pip install 'micrograd-next[demos]')"
+        )
+    seen: dict[str, None] = {}
+    for file in NAME_FILES:
+        for line in (folder / file).read_text(encoding="ascii").splitlines():
+            name = line.split(" ", 1)[0].strip().lower()
+            if name.isalpha():
+                seen.setdefault(name, None)
+    return list(seen)
+
+
 # ---- mini-batches ----------------------------------------------------------------------------
 
 D = TypeVar("D")

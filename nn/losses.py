@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import micrograd
-from micrograd import Context, Function, Value
+from micrograd import Value
+from micrograd.ops import Pick
 
 Scalar = Value | float | int
 
@@ -183,43 +184,6 @@ def log_softmax(logits: Sequence[Value]) -> list[Value]:
     total = micrograd.sum(s.exp() for s in shifted)
     lse = total.log()
     return [s - lse for s in shifted]
-
-
-class Pick(Function):
-    """``values[label]`` as a node of the graph: the entry that ``label``, a class index held by
-    a Value, picks.  Because the choice is an op, not Python indexing, the label may change:
-    ``micrograd.compile(..., batched=True)`` traces one sample and replays the graph for every
-    sample, each picking its own class.  The gradient goes to the picked entry alone (the label,
-    an index, gets none); a label that is no index of ``values`` picks nan, and its gradient
-    is nan for every entry.
-
-    >>> from micrograd import Value
-    >>> a, b = Value(-0.5), Value(-2.0)
-    >>> y = Pick.apply(Value(1.0), a, b); y.backward(); y.data, b.grad, a.grad == 0
-    (-2.0, 1.0, True)
-    """
-
-    name = "pick"
-
-    @staticmethod
-    def forward(ctx: Context, label: Any, *values: Any) -> Any:
-        picked: Any = math.nan
-        missed: Any = math.nan  # the others' gradient: -0.0 (adds nothing), nan for a label out of range
-        for k in reversed(range(len(values))):  # where, not an if: it runs on arrays too
-            hit = micrograd.math.equal(label, k)
-            picked = micrograd.math.where(hit, values[k], picked)
-            missed = micrograd.math.where(hit, -0.0, missed)
-        ctx.save_for_backward(missed)
-        return picked
-
-    @staticmethod
-    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-        label, (missed,) = ctx.inputs[0], ctx.saved_tensors
-        grads = [
-            micrograd.math.where(micrograd.math.equal(label, k), g, missed)
-            for k in range(len(ctx.inputs) - 1)
-        ]
-        return (None, *grads)
 
 
 def cross_entropy(

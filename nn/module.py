@@ -4,7 +4,8 @@ A Module finds its parameters by looking at its own attributes, in the order
 they were assigned (as ``torch.nn.Module`` does for registered ones):
 
 * a ``Value`` attribute is a parameter, named after the attribute;
-* a list or tuple of Values is a parameter per entry, named ``attr.i``;
+* a list or tuple of Values is a parameter per entry, named ``attr.i`` (nested: a
+  matrix as a list of rows, ``attr.i.j``);
 * a Module attribute, or a list or tuple of Modules, is a submodule whose
   parameters follow, prefixed with ``attr.`` (``attr.i.`` for a list).
 
@@ -51,19 +52,8 @@ class Module:
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Value]]:
         """``(name, parameter)`` pairs in attribute-definition order, depth first."""
         for attr, value in vars(self).items():
-            if attr.startswith("_"):
-                continue  # private attributes are the module's own business
-            name = prefix + attr
-            if isinstance(value, Value):
-                yield name, value
-            elif isinstance(value, Module):
-                yield from value.named_parameters(name + ".")
-            elif isinstance(value, (list, tuple)):
-                for i, item in enumerate(value):
-                    if isinstance(item, Value):
-                        yield f"{name}.{i}", item
-                    elif isinstance(item, Module):
-                        yield from item.named_parameters(f"{name}.{i}.")
+            if not attr.startswith("_"):  # private attributes are the module's own business
+                yield from _named(prefix + attr, value)
 
     def parameters(self) -> list[Value]:
         """All parameters, in the order of ``named_parameters()``."""
@@ -116,6 +106,18 @@ class Module:
         for name, v in values.items():
             params[name].data = v
         return IncompatibleKeys(missing, unexpected)
+
+
+def _named(name: str, value: object) -> Iterator[tuple[str, Value]]:
+    """The parameters in attribute ``value``: a Value, a Module, or a list or tuple of them,
+    nested (a weight matrix as a list of rows), entry ``i`` named ``name.i``."""
+    if isinstance(value, Value):
+        yield name, value
+    elif isinstance(value, Module):
+        yield from value.named_parameters(name + ".")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _named(f"{name}.{i}", item)
 
 
 def _some(names: list[str], shown: int = 5) -> str:

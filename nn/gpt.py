@@ -1,0 +1,314 @@
+"""karpathy's microgpt as modules: ``GPT`` and its ``CharTokenizer``.
+
+The architecture and initialisation are microgpt's: token and position embeddings
+(``wte``, ``wpe``), rmsnorm, per layer causal multi-head attention and a ReLU MLP
+(each after an rmsnorm, each added to its input), and ``lm_head``; every weight
+drawn from N(0, 0.08) in microgpt's order, no biases.  ``GPT.from_microgpt``
+takes microgpt's own ``state_dict`` and shares its very Values, so a microgpt
+student can swap this model into their training loop.
+
+>>> tok = CharTokenizer.from_docs(["ab", "ba"])
+>>> model = GPT(tok.vocab_size, block_size=4, n_layer=1, n_embd=4, n_head=2, seed=0)
+>>> loss = model.loss(tok.document("ab"))
+>>> loss.backward()
+>>> round(loss.data, 3) > 0, model.wte.weight[0][0].grad != 0.0
+(True, True)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import micrograd
+from micrograd import Value, no_grad
+from micrograd.ops import Pick
+
+from .module import Module
+from .transformer import (
+    CausalSelfAttention,
+    Embedding,
+    KVCache,
+    Linear,
+    Matrix,
+    MLPBlock,
+    RMSNorm,
+    Vector,
+    check_matrix,
+    check_size,
+    softmax,
+)
+
+Token = int | Value
+
+
+class CharTokenizer:
+    """Characters to token ids and back, microgpt's way: the sorted characters of the data
+    are ids 0..n-1 and one more id, ``bos``, marks where a document begins and ends.
+
+    >>> tok = CharTokenizer.from_docs(["emma", "ava"])
+    >>> tok.chars, tok.bos, tok.document("ava")
+    (['a', 'e', 'm', 'v'], 4, [4, 0, 3, 0, 4])
+    >>> tok.decode([1, 2, 2, 0, 4])
+    'emma'
+    """
+
+    def __init__(self, chars: Sequence[str]) -> None:
+        chars = list(chars)
+        if (
+            not chars
+            or not all(isinstance(c, str) and len(c) == 1 for c in chars)
+            or len(set(chars)) < len(chars)
+        ):
+            raise ValueError(f"a CharTokenizer needs distinct single characters, got {chars[:10]!r}")
+        self.chars = chars
+        self.bos = len(chars)
+        self.vocab_size = len(chars) + 1
+        self.ids = {c: i for i, c in enumerate(chars)}
+
+    @classmethod
+    def from_docs(cls, docs: Iterable[str]) -> CharTokenizer:
+        """The tokenizer of ``docs``: every character they use, sorted."""
+        return cls(sorted(set("".join(docs))))
+
+    def encode(self, text: str) -> list[int]:
+        """The ids of ``text``'s characters (no BOS)."""
+        unknown = sorted(set(text) - set(self.ids))
+        if unknown:
+            raise ValueError(f"{text!r} has characters this tokenizer does not know: {unknown!r}")
+        return [self.ids[c] for c in text]
+
+    def document(self, text: str) -> list[int]:
+        """``[BOS] + encode(text) + [BOS]``: a training document."""
+        return [self.bos, *self.encode(text), self.bos]
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """The text of ``ids``, BOS left out."""
+        out: list[str] = []
+        for i in ids:
+            if not isinstance(i, numbers.Integral) or not 0 <= i < self.vocab_size:
+                raise ValueError(f"token id {i!r} is not in 0..{self.vocab_size - 1}")
+            if i != self.bos:
+                out.append(self.chars[i])
+        return "".join(out)
+
+
+class Block(Module):
+    """One transformer layer: attention, then the MLP, each after an rmsnorm, each added to its input."""
+
+    def __init__(self, n_embd: int, n_head: int, std: float, rng: random.Random) -> None:
+        self.attn = CausalSelfAttention(n_embd, n_head, std=std, rng=rng)
+        self.mlp = MLPBlock(n_embd, std=std, rng=rng)
+        self.norm = RMSNorm(n_embd)
+
+    def __call__(self, x: Vector, cache: KVCache, index: int) -> Vector:
+        x = [a + b for a, b in zip(self.attn(self.norm(x), cache, index), x)]
+        return [a + b for a, b in zip(self.mlp(self.norm(x)), x)]
+
+
+LAYER_KEYS = ("attn_wq", "attn_wk", "attn_wv", "attn_wo", "mlp_fc1", "mlp_fc2")
+
+
+class GPT(Module):
+    """microgpt's GPT: ``model(tokens)`` gives the logits at every position, causally.
+
+    ``tokens`` are ids (ints, or Values holding them, which ``micrograd.compile``
+    traces), at most ``block_size`` of them.  ``model.loss(tokens)`` is microgpt's
+    loss, the mean over positions of ``-log softmax(logits)[next token]``.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        block_size: int,
+        n_layer: int = 1,
+        n_embd: int = 16,
+        n_head: int = 4,
+        seed: int | None = None,
+        std: float = 0.08,
+    ) -> None:
+        for what, n in (("vocab_size", vocab_size), ("block_size", block_size), ("n_layer", n_layer)):
+            check_size(what, n)
+        check_size("n_embd", n_embd)
+        check_size("n_head", n_head)
+        if n_embd % n_head:
+            raise ValueError(f"n_embd ({n_embd}) must be divisible by n_head ({n_head})")
+        rng = random.Random(seed)  # microgpt's order of draws: wte, wpe, lm_head, then layer by layer
+        self.vocab_size, self.block_size, self.n_layer, self.n_embd, self.n_head = (
+            vocab_size,
+            block_size,
+            n_layer,
+            n_embd,
+            n_head,
+        )
+        self.wte = Embedding(vocab_size, n_embd, std=std, rng=rng)
+        self.wpe = Embedding(block_size, n_embd, std=std, rng=rng)
+        self.lm_head = Linear(n_embd, vocab_size, bias=False, std=std, rng=rng)
+        self.layers = [Block(n_embd, n_head, std, rng) for _ in range(n_layer)]
+        self.norm = RMSNorm(n_embd)
+
+    # ---- the forward pass ----------------------------------------------------------------
+
+    def step(self, token: Token, cache: KVCache) -> Vector:
+        """The logits after one more token, at position ``len(cache)``; the cache grows by one."""
+        position = len(cache)
+        if position >= self.block_size:
+            raise ValueError(f"position {position} is past block_size ({self.block_size})")
+        self._check_token(token)
+        x = self.norm([t + p for t, p in zip(self.wte(token), self.wpe(position))])
+        for i, layer in enumerate(self.layers):
+            x = layer(x, cache, i)
+        return self.lm_head(x)
+
+    def __call__(self, tokens: Sequence[Token]) -> list[Vector]:
+        """The logits at each position of ``tokens`` (position t sees tokens 0..t)."""
+        self._check_length(tokens, self.block_size, "tokens")
+        for t in tokens:
+            self._check_token(t)
+        cache = KVCache(self.n_layer)
+        return [self.step(t, cache) for t in tokens]
+
+    def loss(self, tokens: Sequence[Token]) -> Value:
+        """microgpt's loss on a document ``tokens`` (``[BOS] + ids + [BOS]``): the mean over its
+        positions of ``-log softmax(logits)[next token]``."""
+        self._check_length(tokens, self.block_size + 1, "a document")
+        if len(tokens) < 2:
+            raise ValueError(f"a document needs at least 2 tokens (an input and its next), got {len(tokens)}")
+        for t in tokens:
+            self._check_token(t)
+        cache = KVCache(self.n_layer)
+        losses = []
+        for t, target in itertools.pairwise(tokens):
+            probs = softmax(self.step(t, cache))
+            picked = Pick.apply(target, *probs) if isinstance(target, Value) else probs[int(target)]
+            losses.append(-picked.log())
+        return micrograd.sum(losses) * (1.0 / len(losses))
+
+    def generate(
+        self, n: int, temperature: float = 0.5, seed: int | None = None, bos: int | None = None
+    ) -> list[list[int]]:
+        """``n`` samples, each the token ids drawn one at a time from ``softmax(logits / temperature)``
+        after BOS, until BOS comes again or ``block_size`` tokens (BOS: the last id by default,
+        the tokenizer's convention).  Decode them with ``CharTokenizer.decode``."""
+        check_size("n", n)
+        if not isinstance(temperature, numbers.Real) or not temperature > 0 or not math.isfinite(temperature):
+            raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
+        bos = self.vocab_size - 1 if bos is None else bos
+        self._check_token(bos)
+        rng = random.Random(seed)
+        samples = []
+        with no_grad():
+            for _ in range(n):
+                cache, token, sample = KVCache(self.n_layer), bos, []
+                while len(cache) < self.block_size:
+                    probs = softmax([logit / temperature for logit in self.step(token, cache)])
+                    token = rng.choices(range(self.vocab_size), weights=[p.data for p in probs])[0]
+                    if token == bos:
+                        break
+                    sample.append(token)
+                samples.append(sample)
+        return samples
+
+    def _check_token(self, token: Token) -> None:
+        if isinstance(token, Value):
+            return  # (a traced id: an id out of range picks nan, as losses.cross_entropy's labels)
+        if (
+            isinstance(token, bool)
+            or not isinstance(token, numbers.Integral)
+            or not 0 <= token < self.vocab_size
+        ):
+            raise ValueError(f"token id {token!r} is not in the vocabulary 0..{self.vocab_size - 1}")
+
+    @staticmethod
+    def _check_length(tokens: Sequence[Token], most: int, what: str) -> None:
+        if not isinstance(tokens, Sequence) or isinstance(tokens, str):
+            raise TypeError(f"{what} must be a list of token ids, got {type(tokens).__name__}")
+        if len(tokens) > most:
+            raise ValueError(
+                f"{what} has {len(tokens)} tokens, more than the model's {most} (block_size "
+                f"{most if what == 'tokens' else most - 1}); cut it to tokens[:{most}]"
+            )
+
+    # ---- microgpt's state_dict -------------------------------------------------------------
+
+    def to_microgpt(self) -> dict[str, Matrix]:
+        """microgpt's ``state_dict``: names ``wte``, ``wpe``, ``lm_head``, ``layer{i}.attn_wq`` ...
+        ``layer{i}.mlp_fc2``, each a list of rows of this model's very Values."""
+        state = {"wte": self.wte.weight, "wpe": self.wpe.weight, "lm_head": self.lm_head.weight}
+        for i, layer in enumerate(self.layers):
+            mats = (layer.attn.wq, layer.attn.wk, layer.attn.wv, layer.attn.wo, layer.mlp.fc1, layer.mlp.fc2)
+            state.update({f"layer{i}.{key}": m.weight for key, m in zip(LAYER_KEYS, mats)})
+        return state
+
+    def to_torch(self, dtype: Any = None) -> Any:
+        """The same model in PyTorch (float64 by default), the weights copied: its
+        ``forward(tokens)`` takes a 1-d tensor of ids and gives the logits at every position."""
+        from . import gpt_torch
+
+        floats = {key: [[w.data for w in row] for row in m] for key, m in self.to_microgpt().items()}
+        return gpt_torch.build(floats, self.n_head, dtype)
+
+    @classmethod
+    def from_torch(cls, module: Any) -> GPT:
+        """The model ``to_torch`` made (trained, perhaps), back as a GPT of Values."""
+        from . import gpt_torch
+
+        state, n_head = gpt_torch.read(module)
+        return cls.from_microgpt(state, n_head)
+
+    @classmethod
+    def from_microgpt(cls, state_dict: Mapping[str, Any], n_head: int) -> GPT:
+        """The GPT whose weights are microgpt's ``state_dict`` (lists of rows of Values or numbers).
+        Given Values, the model's parameters ARE those Values, shared, not copied.  Every key and
+        shape is checked before anything is built."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(
+                f"state_dict must be a mapping of names to matrices, got {type(state_dict).__name__}"
+            )
+        for key in ("wte", "wpe", "lm_head"):
+            if key not in state_dict:
+                raise KeyError(
+                    f"state_dict has no {key!r} (microgpt's keys: wte, wpe, lm_head, layer{{i}}.attn_wq, ...)"
+                )
+        wte = check_matrix("wte", state_dict["wte"])
+        vocab_size, n_embd = len(wte), len(wte[0])
+        wpe = check_matrix("wpe", state_dict["wpe"], cols=n_embd)
+        lm_head = check_matrix("lm_head", state_dict["lm_head"], vocab_size, n_embd)
+        layer_numbers = sorted(
+            {int(m.group(1)) for k in state_dict if (m := re.fullmatch(r"layer(\d+)\.\w+", str(k)))}
+        )
+        if layer_numbers != list(range(len(layer_numbers))) or not layer_numbers:
+            raise KeyError(f"state_dict's layers must be layer0 .. layer{{n-1}}, got {layer_numbers}")
+        expected = {"wte", "wpe", "lm_head"} | {f"layer{i}.{k}" for i in layer_numbers for k in LAYER_KEYS}
+        extra, missing = (
+            sorted(set(map(str, state_dict)) - expected),
+            sorted(expected - set(map(str, state_dict))),
+        )
+        if extra or missing:
+            raise KeyError(
+                f"state_dict does not match microgpt's names: missing {missing}, unexpected {extra}"
+            )
+        shapes = {"attn_wq": (n_embd, n_embd), "attn_wk": (n_embd, n_embd), "attn_wv": (n_embd, n_embd)}
+        shapes |= {
+            "attn_wo": (n_embd, n_embd),
+            "mlp_fc1": (4 * n_embd, n_embd),
+            "mlp_fc2": (n_embd, 4 * n_embd),
+        }
+        layers = [
+            {k: check_matrix(f"layer{i}.{k}", state_dict[f"layer{i}.{k}"], *shapes[k]) for k in LAYER_KEYS}
+            for i in layer_numbers
+        ]
+        model = cls(vocab_size, len(wpe), len(layers), n_embd, n_head, seed=0)
+        model.wte.weight, model.wpe.weight, model.lm_head.weight = wte, wpe, lm_head
+        for layer, mats in zip(model.layers, layers):
+            for module, key in zip(
+                (layer.attn.wq, layer.attn.wk, layer.attn.wv, layer.attn.wo), LAYER_KEYS[:4]
+            ):
+                module.weight = mats[key]
+            layer.mlp.fc1.weight, layer.mlp.fc2.weight = mats["mlp_fc1"], mats["mlp_fc2"]
+        return model

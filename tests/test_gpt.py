@@ -1,0 +1,213 @@
+"""The microgpt track: Dot, the GPT modules, the model against PyTorch float64 and finite
+differences, microgpt's state_dict in and out, generation, the names data, and bad input."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import micrograd
+from micrograd import Value, gradcheck, gradgradcheck
+from micrograd.ops import Dot, weighted_sum
+from nn import GPT, CausalSelfAttention, CharTokenizer, Embedding, KVCache, Linear, RMSNorm, datasets
+from nn.transformer import softmax
+
+DOCS = ["emma", "olivia", "ava", "isabella", "sophia", "mia"]
+
+
+def tiny(seed: int = 0, n_layer: int = 1) -> tuple[GPT, CharTokenizer]:
+    tok = CharTokenizer.from_docs(DOCS)
+    return GPT(tok.vocab_size, block_size=10, n_layer=n_layer, n_embd=8, n_head=2, seed=seed), tok
+
+
+# ---- Dot: one node, the chain's floats ------------------------------------------------------------
+
+finite = st.floats(-1e3, 1e3, allow_nan=False)
+Pair = tuple[float, float]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(finite, finite), min_size=1, max_size=9), finite)
+def test_dot_is_the_chain_of_products_and_sums_bit_for_bit(
+    pairs: list[tuple[float, float]], start: float
+) -> None:
+    ws = [Value(w) for w, _ in pairs]
+    xs = [Value(x) for _, x in pairs]
+    chain = start + ws[0] * xs[0]
+    for w, x in zip(ws[1:], xs[1:]):
+        chain = chain + w * x
+    chain.backward()
+    expected = [v.grad for v in ws + xs]
+    for v in ws + xs:
+        v.grad = 0.0
+    one = weighted_sum(ws, xs, start=start)
+    one.backward()
+    assert one.data == chain.data and len(one._prev) == 2 * len(pairs) + 1
+    assert [v.grad for v in ws + xs] == expected
+
+
+def test_dot_against_finite_differences_to_second_order() -> None:
+    rng = random.Random(0)
+    xs = [Value(rng.uniform(-2, 2)) for _ in range(7)]
+    assert gradcheck(lambda *v: Dot.apply(v[0], *v[1:4], *v[4:7]), xs)
+    assert gradgradcheck(lambda *v: Dot.apply(v[0], *v[1:4], *v[4:7]) * v[1], xs)
+
+
+def test_weighted_sum_refuses_unequal_lengths() -> None:
+    with pytest.raises(ValueError, match="as many weights as inputs, got 2 and 1"):
+        weighted_sum([Value(1.0), Value(2.0)], [1.0])
+
+
+# ---- the modules against finite differences --------------------------------------------------------
+
+
+def test_embedding_with_a_traced_index_sends_gradient_to_the_chosen_row_only() -> None:
+    emb = Embedding(4, 3, rng=random.Random(1))
+    row = emb(Value(2.0))
+    micrograd.sum(row).backward()
+    assert [[w.grad for w in r] for r in emb.weight] == [[0.0] * 3, [0.0] * 3, [1.0] * 3, [0.0] * 3]
+    assert [v.data for v in row] == [w.data for w in emb.weight[2]]
+    with pytest.raises(IndexError, match="index 4 is out of range for an Embedding of 4 rows"):
+        emb(4)
+
+
+@pytest.mark.parametrize("affine", [False, True])
+def test_rmsnorm_linear_and_attention_against_finite_differences(affine: bool) -> None:
+    rng = random.Random(2)
+    norm, lin = RMSNorm(4, elementwise_affine=affine), Linear(4, 4, rng=rng)
+    attn = CausalSelfAttention(4, 2, std=0.5, rng=rng)
+
+    def f(*x: Value) -> Value:
+        cache = KVCache(1)
+        attn(norm(list(x[:4])), cache)  # an earlier position, in the cache
+        out = attn(lin(norm(list(x[4:]))), cache)
+        return weighted_sum(out, out)
+
+    inputs = [Value(rng.uniform(-1, 1)) for _ in range(8)]
+    assert gradcheck(f, inputs)
+    assert gradcheck(lambda *w: f(*inputs) * 0 + micrograd.sum(norm(list(w))) ** 2, inputs[:4])
+
+
+def test_softmax_subtracts_a_detached_max() -> None:
+    probs = softmax([Value(1000.0), Value(1001.0)])
+    assert probs[0].data == pytest.approx(1 / (1 + math.e)) and math.isfinite(probs[1].data)
+
+
+# ---- the model -------------------------------------------------------------------------------------
+
+
+def test_the_model_against_pytorch_float64() -> None:
+    torch = pytest.importorskip("torch")
+    model, tok = tiny(seed=4, n_layer=2)
+    ids = tok.document("isabella")[:-1]
+    ours = [[v.data for v in row] for row in model(ids)]
+    theirs = model.to_torch()(torch.tensor(ids)).tolist()
+    for a_row, b_row in zip(ours, theirs):
+        assert a_row == pytest.approx(b_row, rel=1e-12, abs=1e-15)
+    assert GPT.from_torch(model.to_torch()).state_dict() == model.state_dict()
+    loss = model.loss(tok.document("mia"))
+    loss.backward()
+    tm = model.to_torch()
+    logits = tm(torch.tensor(tok.document("mia")[:-1]))
+    tloss = torch.nn.functional.cross_entropy(logits, torch.tensor(tok.document("mia")[1:]))
+    tloss.backward()
+    assert loss.data == pytest.approx(tloss.item(), rel=1e-12)
+    assert [w.grad for w in model.wte.weight[tok.bos]] == pytest.approx(
+        tm.wte.weight.grad[tok.bos].tolist(), rel=1e-9
+    )
+
+
+def test_logits_are_causal() -> None:
+    model, tok = tiny()
+    a = model(tok.document("emma")[:3])
+    b = model(tok.document("emmx".replace("x", "a"))[:3])
+    assert [[v.data for v in row] for row in a] == [[v.data for v in row] for row in b]
+    c = model(tok.document("ava")[:3])
+    assert [v.data for v in a[0]] == [v.data for v in c[0]]  # position 0 sees BOS alone
+    assert [v.data for v in a[2]] != [v.data for v in c[2]]
+
+
+def test_loss_with_token_ids_as_values_is_the_same() -> None:
+    model, tok = tiny()
+    doc = tok.document("sophia")
+    as_ints = model.loss(doc)
+    as_values = model.loss([Value(float(t)) for t in doc])
+    assert as_values.data == as_ints.data
+
+
+def test_microgpts_state_dict_shares_the_very_values() -> None:
+    model, tok = tiny(seed=5)
+    state = model.to_microgpt()
+    assert list(state) == [
+        "wte",
+        "wpe",
+        "lm_head",
+        *(f"layer0.{k}" for k in ("attn_wq", "attn_wk", "attn_wv", "attn_wo", "mlp_fc1", "mlp_fc2")),
+    ]
+    twin = GPT.from_microgpt(state, n_head=2)
+    assert twin.wte.weight[0][0] is model.wte.weight[0][0]
+    assert twin.parameters() == model.parameters()
+    loss = twin.loss(tok.document("ava"))
+    loss.backward()
+    assert model.lm_head.weight[0][0].grad == twin.lm_head.weight[0][0].grad != 0.0
+    floats = {k: [[w.data for w in row] for row in m] for k, m in state.items()}
+    copied = GPT.from_microgpt(floats, n_head=2)
+    assert copied.state_dict() == model.state_dict() and copied.wte.weight[0][0] is not model.wte.weight[0][0]
+
+
+def test_generation_is_seeded_and_stops_at_bos() -> None:
+    model, tok = tiny(seed=6)
+    a = model.generate(5, temperature=0.5, seed=1)
+    assert a == model.generate(5, temperature=0.5, seed=1)
+    assert all(tok.bos not in s and len(s) <= model.block_size for s in a)
+    assert all(isinstance(tok.decode(s), str) for s in a)
+
+
+# ---- bad input, before any work ---------------------------------------------------------------------
+
+
+def test_bad_input_is_named() -> None:
+    model, tok = tiny()
+    with pytest.raises(ValueError, match=r"token id 99 is not in the vocabulary 0..\d+"):
+        model.loss([tok.bos, 99, tok.bos])
+    with pytest.raises(ValueError, match="has 12 tokens, more than the model's 11"):
+        model.loss([tok.bos] * 12)
+    with pytest.raises(ValueError, match=r"n_embd \(10\) must be divisible by n_head \(3\)"):
+        GPT(5, 4, n_embd=10, n_head=3)
+    with pytest.raises(ValueError, match="characters this tokenizer does not know"):
+        tok.encode("zoë")
+    state = model.to_microgpt()
+    with pytest.raises(KeyError, match=r"missing \['layer0.mlp_fc2'\]"):
+        GPT.from_microgpt({k: v for k, v in state.items() if k != "layer0.mlp_fc2"}, 2)
+    with pytest.raises(KeyError, match=r"unexpected \['layer0.extra'\]"):
+        GPT.from_microgpt({**state, "layer0.extra": state["wte"]}, 2)
+    with pytest.raises(ValueError, match=r"layer0.mlp_fc1 is 8 x 8, expected 32 x 8"):
+        GPT.from_microgpt({**state, "layer0.mlp_fc1": state["layer0.attn_wq"]}, 2)
+    with pytest.raises(ValueError, match=r"wte\[0\]\[1\] must be a Value or a finite number"):
+        GPT.from_microgpt({**state, "wte": [[0.0, "x", *[0.0] * 6], *state["wte"][1:]]}, 2)
+
+
+# ---- the names data -----------------------------------------------------------------------------------
+
+
+def test_names_are_thousands_of_lowercase_first_names() -> None:
+    names = datasets.load_names()
+    assert len(names) > 4000 and len(set(names)) == len(names)
+    assert all(n.isalpha() and n.islower() for n in names)
+    tok = CharTokenizer.from_docs(names)
+    assert tok.chars == list("abcdefghijklmnopqrstuvwxyz") and tok.bos == 26
+
+
+def test_names_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "names" else real(name, *a)
+    )
+    with pytest.raises(ImportError, match=r"pip install names==0.3.0"):
+        datasets.load_names()
