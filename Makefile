@@ -41,6 +41,7 @@ demos: $(DEMO_STAMP)  ## every demo, full length, PNGs in $(OUT)/
 	$(PY) -m demos.sine_model --out $(OUT)
 	$(PY) -m demos.forward_vs_reverse --out $(OUT)
 	$(PY) -m demos.digits --out $(OUT)
+	$(PY) -m demos.names_gpt --out $(OUT)
 
 lint: $(TEST_STAMP)  ## ruff (lint + format) and mypy
 	$(VENV)/bin/ruff check .

@@ -163,6 +163,7 @@ class GPT(Module):
         x = self.norm([t + p for t, p in zip(self.wte(token), self.wpe(position))])
         for i, layer in enumerate(self.layers):
             x = layer(x, cache, i)
+        cache.positions += 1
         return self.lm_head(x)
 
     def __call__(self, tokens: Sequence[Token]) -> list[Vector]:
@@ -188,6 +189,17 @@ class GPT(Module):
             picked = Pick.apply(target, *probs) if isinstance(target, Value) else probs[int(target)]
             losses.append(-picked.log())
         return micrograd.sum(losses) * (1.0 / len(losses))
+
+    def attention(self, tokens: Sequence[int]) -> list[list[list[list[float]]]]:
+        """The attention weights of each layer, position and head on ``tokens`` (position t's over
+        positions 0..t), as numbers: ``attention(ids)[layer][t][head][s]``."""
+        self._check_length(tokens, self.block_size, "tokens")
+        cache = KVCache(self.n_layer, record=True)
+        with no_grad():
+            for t in tokens:
+                self.step(t, cache)
+        assert cache.weights is not None
+        return cache.weights
 
     def generate(
         self, n: int, temperature: float = 0.5, seed: int | None = None, bos: int | None = None

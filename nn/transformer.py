@@ -193,14 +193,18 @@ def softmax(logits: Sequence[Value]) -> Vector:
 
 class KVCache:
     """The keys and values of the positions seen so far, per layer: causal attention reads
-    them, so position t attends to 0..t (and generation does not recompute them)."""
+    them, so position t attends to 0..t (and generation does not recompute them).
+    ``len(cache)`` is the number of positions seen (the model counts them)."""
 
-    def __init__(self, n_layer: int) -> None:
+    def __init__(self, n_layer: int, record: bool = False) -> None:
         self.keys: list[list[Vector]] = [[] for _ in range(n_layer)]
         self.values: list[list[Vector]] = [[] for _ in range(n_layer)]
+        self.positions = 0
+        # with ``record``: per layer, per position, per head, the attention weights over 0..t
+        self.weights: list[list[list[list[float]]]] | None = [[] for _ in range(n_layer)] if record else None
 
     def __len__(self) -> int:
-        return len(self.keys[0]) if self.keys else 0
+        return self.positions
 
 
 class CausalSelfAttention(Module):
@@ -226,9 +230,13 @@ class CausalSelfAttention(Module):
         d = self.n_embd // self.n_head
         scale = math.sqrt(d)
         joined: Vector = []
+        heads: list[list[float]] = []
         for h in range(0, self.n_embd, d):
             scores = softmax([weighted_sum(q[h : h + d], kt[h : h + d]) / scale for kt in keys])
             joined += [weighted_sum(scores, [vt[j] for vt in values]) for j in range(h, h + d)]
+            heads.append([s.data for s in scores])
+        if cache.weights is not None:
+            cache.weights[layer].append(heads)
         return self.wo(joined)
 
 

@@ -18,7 +18,17 @@ pytest.importorskip("tqdm", reason="the training demos show a tqdm progress bar;
 pytest.importorskip("numpy", reason="the decision-boundary plots use numpy, which is not installed")
 graphviz = pytest.importorskip("graphviz", reason="the demos render graphs with graphviz, not installed")
 
-from demos import _common, check_pngs, derivative, digits, forward_vs_reverse, moons, sine_model, spirals  # noqa: E402
+from demos import (  # noqa: E402
+    _common,
+    check_pngs,
+    derivative,
+    digits,
+    forward_vs_reverse,
+    moons,
+    names_gpt,
+    sine_model,
+    spirals,
+)
 from micrograd import Value, is_grad_enabled  # noqa: E402
 from micrograd.viz import COLOURS  # noqa: E402
 from tests.graphviz_support import needs_dot  # noqa: E402
@@ -31,6 +41,7 @@ DEMOS = {
     "sine_model": sine_model,
     "forward_vs_reverse": forward_vs_reverse,
     "digits": digits,
+    "names_gpt": names_gpt,
 }
 SHORT = {
     "moons": ["--steps", "2", "--samples", "20"],
@@ -39,6 +50,7 @@ SHORT = {
     "sine_model": ["--steps", "5"],
     "forward_vs_reverse": ["--largest", "4", "--repeats", "1", "--newton-steps", "3"],
     "digits": ["--epochs", "2", "--steps", "3"],
+    "names_gpt": ["--steps", "3", "--samples", "2"],
 }
 PNGS = {
     "moons": ["decision_boundary.png", "loss_curve.png", "neuron_graph.png"],
@@ -47,6 +59,7 @@ PNGS = {
     "sine_model": ["sine_loss.png", "sine_fit.png", "sine_graph.png"],
     "forward_vs_reverse": ["forward_vs_reverse.png", "newton.png"],
     "digits": ["digits_curves.png", "digits_predictions.png", "digits_confusion.png"],
+    "names_gpt": ["names_gpt_loss.png", "names_gpt_attention.png"],
 }
 HTML = {"moons": ["training.html"], "spirals": ["training.html"]}  # the training replay (--no-html: none)
 
@@ -240,6 +253,7 @@ PREFIX = {
     "sine_model": "sine model: ",
     "forward_vs_reverse": "forward vs reverse: ",
     "digits": "digits: ",
+    "names_gpt": "names GPT: ",
 }
 
 

@@ -211,3 +211,18 @@ def test_names_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> N
     )
     with pytest.raises(ImportError, match=r"pip install names==0.3.0"):
         datasets.load_names()
+
+
+def test_each_position_reads_its_own_position_embedding_and_attention_sums_to_one() -> None:
+    model, tok = tiny(seed=7)
+    ids = tok.document("emma")[:-1]
+    before = [v.data for v in model(ids)[2]]
+    model.wpe.weight[2][0].data += 1.0  # position 2's embedding: only positions >= 2 change
+    after = model(ids)
+    assert [v.data for v in after[2]] != before
+    pattern = model.attention(ids)
+    assert len(pattern) == 1 and len(pattern[0]) == len(ids)
+    for t, heads in enumerate(pattern[0]):
+        assert len(heads) == model.n_head and all(
+            len(w) == t + 1 and sum(w) == pytest.approx(1.0) for w in heads
+        )
