@@ -69,6 +69,7 @@ def test_the_notebooks_are_committed_without_outputs() -> None:
         "02_solutions.ipynb",
         "02_write_your_own_op.ipynb",
         "03_train_a_classifier.ipynb",
+        "04_microgpt.ipynb",
     ]
     for name in names:
         nb = nbformat.read(NOTEBOOKS / name, as_version=4)
@@ -144,3 +145,15 @@ def test_train_a_classifier(tmp_path: Path) -> None:
     assert "image/png" in mimetypes(nb)  # the moons, the loss curve, the decision boundary
     assert (tmp_path / "training.html").read_text().lower().startswith("<!doctype html>")
     assert "the replay of 60 steps, in training.html" in shown
+
+
+def test_microgpt(tmp_path: Path) -> None:
+    nb = execute(load("04_microgpt"), tmp_path)
+    shown = "".join(text_of(c) for c in nb.cells)
+    assert "27 tokens" in shown and "a document: [26, 4, 12, 12, 0, 26]" in shown
+    assert "layer0.mlp_fc1    64 x 16" in shown and "4192 parameters" in shown
+    line = shown.split("mean loss of the first 20 steps ")[1].splitlines()[0]
+    first, last = (float(x) for x in line.split(", of the last 20 "))
+    assert last < first
+    assert "each row sums to 1: True" in shown
+    assert "image/png" in mimetypes(nb)
