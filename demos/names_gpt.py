@@ -27,20 +27,26 @@ WINDOW = 50  # steps in the running mean of the loss curve
 SHOWN_NAME = "isabella"  # the name whose attention pattern is drawn
 
 
-def train(model: GPT, docs: list[list[int]], steps: int, quiet: bool) -> list[float]:
-    """microgpt's loop: one document per step, Adam with lr 0.01 decaying linearly to 0."""
+def train(model: GPT, docs: list[list[int]], steps: int, quiet: bool, compiled: bool) -> list[float]:
+    """microgpt's loop: one document per step, Adam with lr 0.01 decaying linearly to 0; each step
+    eager (the graph built and walked) or ``compiled`` (``model.compile_loss()``: a trace per length)."""
     from tqdm import tqdm
 
     optimizer = Adam(model.parameters(), lr=0.01, betas=(0.85, 0.99), eps=1e-8)
+    replay = model.compile_loss() if compiled else None
     losses: list[float] = []
-    bar = tqdm(range(steps), desc="names GPT", unit="step", disable=quiet, file=sys.stderr)
+    mode = "compiled" if compiled else "eager"
+    bar = tqdm(range(steps), desc=f"names GPT ({mode})", unit="step", disable=quiet, file=sys.stderr)
     for step in bar:
-        loss = model.loss(docs[step % len(docs)])
         optimizer.zero_grad()
-        loss.backward()
+        if replay is not None:
+            losses.append(replay.backward(docs[step % len(docs)]))
+        else:
+            loss = model.loss(docs[step % len(docs)])
+            loss.backward()
+            losses.append(loss.data)
         optimizer.lr = 0.01 * (1 - step / steps)
         optimizer.step()
-        losses.append(loss.data)
         if step % 10 == 0:
             bar.set_postfix(loss=f"{sum(losses[-WINDOW:]) / len(losses[-WINDOW:]):.3f}")
     return losses
@@ -51,6 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--samples", type=_common.positive_int, default=20, help="names to sample (default: 20)")
     p.add_argument(
         "--temperature", type=_common.positive_float, default=0.5, help="sampling temperature (default: 0.5)"
+    )
+    p.add_argument(
+        "--compiled",
+        action="store_true",
+        help="replay each step with micrograd.compile (a trace per name length)",
     )
     args = p.parse_args(argv)
     out = _common.prepare_out(p, args.out)
@@ -63,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     docs = [tok.document(name) for name in names]
 
     start = time.perf_counter()
-    losses = train(model, docs, args.steps, args.quiet)
+    losses = train(model, docs, args.steps, args.quiet, args.compiled)
     per_step = (time.perf_counter() - start) / args.steps
     samples = [tok.decode(s) for s in model.generate(args.samples, args.temperature, seed=args.seed)]
 

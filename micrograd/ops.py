@@ -443,6 +443,34 @@ class Pick(Function):
         return (None, *grads)
 
 
+class DetachedMax(Function):
+    """The largest operand, as a constant of the graph: no gradient flows back through it.
+
+    Softmax subtracts it so that ``exp`` cannot overflow; the result does not depend on it.
+    Being an op rather than a number read off the Values, it is computed again from the
+    operands when ``micrograd.compile`` replays the graph on new data.
+
+    >>> a, b = Value(1.0), Value(3.0)
+    >>> top = DetachedMax.apply(a, b); (b - top).backward()
+    >>> top.data, a.grad, b.grad
+    (3.0, 0.0, 1.0)
+    """
+
+    name = "max (detached)"
+    builtin = True
+
+    @staticmethod
+    def forward(ctx: Context, *xs: Any) -> Any:
+        top = xs[0]
+        for x in xs[1:]:
+            top = where(x > top, x, top)  # (nan compares false: a nan after the first is passed over)
+        return top
+
+    @staticmethod
+    def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+        return (None,) * len(ctx.inputs)
+
+
 class Dot(Function):
     """``start + w0*x0 + w1*x1 + ...`` as ONE node, its operands ``(start, w0, ..., x0, ...)``:
     a weighted sum, added left to right, so its number is the chain of ``*`` and ``+`` nodes'

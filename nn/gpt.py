@@ -190,6 +190,19 @@ class GPT(Module):
             losses.append(-picked.log())
         return micrograd.sum(losses) * (1.0 / len(losses))
 
+    def compile_loss(self) -> CompiledLoss:
+        """``model.loss`` traced by ``micrograd.compile`` with the token ids as inputs, one trace per
+        document length (made on first use, then kept): the same loss and gradients, bit for bit,
+        as ``model.loss`` on the ids as Values, replayed with numpy.
+
+        >>> model = GPT(3, block_size=4, n_embd=4, n_head=2, seed=0)
+        >>> step = model.compile_loss()
+        >>> loss = step.backward([2, 0, 1, 2])        # adds into each parameter's .grad
+        >>> loss == model.loss([Value(2.0), Value(0.0), Value(1.0), Value(2.0)]).data
+        True
+        """
+        return CompiledLoss(self)
+
     def attention(self, tokens: Sequence[int]) -> list[list[list[list[float]]]]:
         """The attention weights of each layer, position and head on ``tokens`` (position t's over
         positions 0..t), as numbers: ``attention(ids)[layer][t][head][s]``."""
@@ -324,3 +337,44 @@ class GPT(Module):
                 module.weight = mats[key]
             layer.mlp.fc1.weight, layer.mlp.fc2.weight = mats["mlp_fc1"], mats["mlp_fc2"]
         return model
+
+
+class CompiledLoss:
+    """``GPT.compile_loss()``: the model's loss replayed with numpy, a trace per document length.
+
+    A document is a list of token ids; ``step(ids)`` returns ``(loss, grads)`` (one gradient per
+    parameter, in ``model.parameters()`` order) and ``step.backward(ids)`` adds the gradients
+    into the parameters' ``.grad`` and returns the loss, so an ``nn.optim`` optimizer can step.
+    Each trace reads the parameters' current ``.data`` at every call.  The ids are traced as
+    Values, so the lookups are ``Pick`` nodes: the numbers are those of ``model.loss`` on the ids
+    as Values, bit for bit (on the ids as ints, the same loss, and gradients that can differ in
+    their last bits: the graph, and so the order in which gradients add up, is not the same).
+    """
+
+    def __init__(self, model: GPT) -> None:
+        self.model = model
+        self.params = model.parameters()
+        self.traces: dict[int, Any] = {}  # document length -> micrograd.compile's step
+
+    def step_for(self, tokens: Sequence[int]) -> tuple[Any, Any]:
+        """The compiled step for documents of this length (traced now if new) and the ids as an array."""
+        import numpy as np
+
+        self.model._check_length(tokens, self.model.block_size + 1, "a document")
+        for t in tokens:
+            self.model._check_token(t)
+        ids = np.array(tokens, dtype=np.float64)
+        step = self.traces.get(len(tokens))
+        if step is None:
+            step = self.traces[len(tokens)] = micrograd.compile(
+                lambda xs: self.model.loss(list(xs)), (ids,), params=self.params
+            )
+        return step, ids
+
+    def __call__(self, tokens: Sequence[int]) -> tuple[float, Any]:
+        step, ids = self.step_for(tokens)
+        return step(ids)  # type: ignore[no-any-return]
+
+    def backward(self, tokens: Sequence[int]) -> float:
+        step, ids = self.step_for(tokens)
+        return step.backward(ids)  # type: ignore[no-any-return]

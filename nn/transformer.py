@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import micrograd
 from micrograd import Value
-from micrograd.ops import Pick, weighted_sum
+from micrograd.ops import DetachedMax, Pick, weighted_sum
 
 from .module import Module
 
@@ -183,9 +183,9 @@ class RMSNorm(Module):
 
 
 def softmax(logits: Sequence[Value]) -> Vector:
-    """exp(x_i - max) / sum_j exp(x_j - max), the max read as a number (detached): it only
-    keeps exp from overflowing and cancels out of the result."""
-    top = max(v.data for v in logits)
+    """exp(x_i - max) / sum_j exp(x_j - max), the max detached (``DetachedMax``: no gradient
+    through it): it only keeps exp from overflowing and cancels out of the result."""
+    top = DetachedMax.apply(*logits)
     exps = [(v - top).exp() for v in logits]
     total = micrograd.sum(exps)
     return [e / total for e in exps]

@@ -226,3 +226,24 @@ def test_each_position_reads_its_own_position_embedding_and_attention_sums_to_on
         assert len(heads) == model.n_head and all(
             len(w) == t + 1 and sum(w) == pytest.approx(1.0) for w in heads
         )
+
+
+def test_the_compiled_loss_is_the_eager_loss_on_traced_ids_bit_for_bit() -> None:
+    pytest.importorskip("numpy")
+    model, tok = tiny(seed=8, n_layer=2)
+    step = model.compile_loss()
+    for name in ("emma", "mia", "ava", "olivia"):  # two lengths share a trace each way
+        doc = tok.document(name)
+        loss, grads = step(doc)
+        model.zero_grad()
+        eager = model.loss([Value(float(t)) for t in doc])
+        eager.backward()
+        assert loss == eager.data
+        assert grads.tolist() == [p.grad for p in model.parameters()]
+        assert loss == model.loss(doc).data  # the int ids' loss too
+    assert sorted(step.traces) == [5, 6, 8]
+    model.zero_grad()
+    emma = step.backward(tok.document("emma"))
+    assert emma == model.loss(tok.document("emma")).data and model.wte.weight[0][0].grad != 0.0
+    with pytest.raises(ValueError, match="token id 40 is not in the vocabulary"):
+        step([tok.bos, 40, tok.bos])
