@@ -203,11 +203,13 @@ def draw_dot(
     names = names_of(order)
     for v in order:
         label = f"{{ {_escape(names[v], True)} | data {fmt(v.data)} | grad {fmt(v.grad)} }}"
-        dot.node(ids[v], label=label, shape="record", fillcolor=COLOURS[role(v, outputs, param_set)])
+        # nohtml: a label is text, never Graphviz's HTML-like label (<...>), whatever a name holds
+        node_label = graphviz.nohtml(label)
+        dot.node(ids[v], label=node_label, shape="record", fillcolor=COLOURS[role(v, outputs, param_set)])
         if v._prev:
             op_id = ids[v] + "_op"
             # ordering=in keeps the in-edges, hence the operands, in the order they are listed.
-            op = _escape(v._op or "?", False)
+            op = graphviz.nohtml(_escape(v._op or "?", False))
             dot.node(op_id, label=op, shape="ellipse", fillcolor="#f1f3f5", ordering="in", fontsize="10")
             for child in v._prev:
                 dot.edge(ids[child], op_id)
