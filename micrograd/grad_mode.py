@@ -127,12 +127,40 @@ class enable_grad(_GradMode):  # noqa: N801 - PyTorch's name
 
 
 class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
-    """``with set_grad_enabled(False): ...`` switches graph building by a flag."""
+    """Switch graph building by a flag, as ``torch.set_grad_enabled``: called as a function it
+    switches at once (``set_grad_enabled(False)`` is inference mode until ``set_grad_enabled(True)``);
+    as ``with set_grad_enabled(False): ...`` or a decorator, for a block, restored after it.
+
+    >>> from micrograd import Value, is_grad_enabled
+    >>> _ = set_grad_enabled(False); is_grad_enabled()
+    False
+    >>> _ = set_grad_enabled(True); is_grad_enabled()
+    True
+    """
 
     def __init__(self, mode: bool) -> None:
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled expects a bool, got {type(mode).__name__}: {mode!r}")
         self._enabled = mode
+        self._prev = is_grad_enabled()
+        _set_enabled(mode)  # as PyTorch: the call itself switches, so that it works without `with`
+
+    def __enter__(self) -> None:
+        pass  # (switched already, by the call)
+
+    def __exit__(self, *exc: object) -> None:
+        _set_enabled(self._prev)
+
+    def __call__(self, func: F) -> F:
+        _set_enabled(self._prev)  # a decorator: the call made to build it must not switch anything
+        mode = self._enabled
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
 
 
 class detect_anomaly:  # noqa: N801 - PyTorch's name
