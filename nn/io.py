@@ -26,6 +26,7 @@ import math
 import os
 import random
 import reprlib
+import stat
 from typing import TYPE_CHECKING, Any
 
 from micrograd.files import write_atomically
@@ -106,15 +107,49 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"non-finite number {name}")
 
 
+MAX_BYTES = 256 * 2**20  # a model file larger than this is refused before it is read
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in doc:
+            raise ValueError(f"the key {_short(key)} appears twice")
+        doc[key] = value
+    return doc
+
+
+def _read_bytes(where: str) -> bytes:
+    """The file's bytes: a regular file only (a FIFO or a device would block or never end), and
+    at most MAX_BYTES of it."""
+    # O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever
+    fd = os.open(where, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ModelFileError(
+                f"{where}: not a regular file (a directory, pipe or device); give a model file"
+            )
+        if info.st_size > MAX_BYTES:
+            raise ModelFileError(
+                f"{where}: {info.st_size:,} bytes, more than a model file may have ({MAX_BYTES:,}); not read"
+            )
+        raw = f.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        raise ModelFileError(f"{where}: grew past {MAX_BYTES:,} bytes while being read; not read")
+    return raw
+
+
 def _read(path: PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
     """The checked architecture and parameters of a model file."""
     where = os.fspath(path)
-    with open(where, "rb") as f:
-        raw = f.read()
+    raw = _read_bytes(where)
     if not raw.strip():
         raise ModelFileError(f"{where}: the file is empty (an interrupted copy?)")
     try:
-        doc = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        doc = json.loads(
+            raw.decode("utf-8"), parse_constant=_reject_constant, object_pairs_hook=_no_duplicates
+        )
     except UnicodeDecodeError as e:
         raise ModelFileError(f"{where}: corrupted, not UTF-8 text ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:

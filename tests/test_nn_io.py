@@ -318,3 +318,31 @@ def test_an_unwritable_directory_is_named_not_the_temporary_file(
     with pytest.raises(PermissionError, match="save: cannot write") as info:
         model.save(str(path))
     assert info.value.filename == str(path) and ".tmp" not in str(info.value)
+
+
+def test_a_fifo_a_device_and_a_directory_are_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "model.fifo"
+    os.mkfifo(fifo)  # no writer: reading it would wait forever
+    for where in (fifo, Path("/dev/zero"), tmp_path):
+        with pytest.raises((ModelFileError, IsADirectoryError), match="not a regular file|Is a directory"):
+            io.load(where)
+
+
+def test_a_file_over_the_size_cap_is_not_read(
+    tmp_path: Path, model: MLP, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "m.json"
+    io.save(model, path)
+    monkeypatch.setattr(io, "MAX_BYTES", path.stat().st_size - 1)
+    with pytest.raises(ModelFileError, match=r"bytes, more than a model file may have"):
+        io.load(path)
+
+
+def test_a_key_given_twice_is_an_error(tmp_path: Path, model: MLP) -> None:
+    path = tmp_path / "m.json"
+    io.save(model, path)
+    text = path.read_text()
+    doubled = text.replace('"format":', '"format": "x", "format":', 1)
+    path.write_text(doubled)
+    with pytest.raises(ModelFileError, match="the key 'format' appears twice"):
+        io.load(path)
