@@ -89,6 +89,10 @@ def _group(name: str) -> tuple[str, str, str]:
     return ".".join(owner) or "(model)", ".".join(owner) or "(model)", col
 
 
+MAX_GRID = 200  # cells per side of a decision boundary: 40,000 model calls a boundary at most
+MAX_FRAMES = 10_000  # frames (and boundaries) a page holds at most
+
+
 class TrainingRecorder:
     """Record a training run (see the module docstring) and write it as a replayable HTML page.
 
@@ -113,9 +117,16 @@ class TrainingRecorder:
     ) -> None:
         if not isinstance(model, Module):
             raise TypeError(f"TrainingRecorder needs an nn Module, got {type(model).__name__}")
-        for value, what in ((grid, "grid"), (max_frames, "max_frames"), (max_boundaries, "max_boundaries")):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 2:
-                raise ValueError(f"TrainingRecorder: {what} must be an int >= 2, got {value!r}")
+        for value, what, most in (
+            (grid, "grid", MAX_GRID),
+            (max_frames, "max_frames", MAX_FRAMES),
+            (max_boundaries, "max_boundaries", MAX_FRAMES),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= most:
+                raise ValueError(
+                    f"TrainingRecorder: {what} must be an int from 2 to {most} (each boundary evaluates the "
+                    f"model grid**2 times, and the page holds every frame), got {value!r}"
+                )
         if (points is None) != (labels is None):
             raise ValueError(
                 "TrainingRecorder: give both points and labels (for the decision boundary), or neither"

@@ -132,7 +132,13 @@ def test_the_page_is_self_contained(moons: Any, tmp_path: Path) -> None:
         (lambda m, xs, y: TrainingRecorder(m, xs, None), ValueError, "give both points and labels"),
         (lambda m, xs, y: TrainingRecorder(m, xs, y[:3]), ValueError, "16 points but 3 labels"),
         (lambda m, xs, y: TrainingRecorder(m, [[1.0, 2.0, 3.0]], [0]), ValueError, "2-D points"),
-        (lambda m, xs, y: TrainingRecorder(m, grid=1), ValueError, "grid must be an int >= 2"),
+        (lambda m, xs, y: TrainingRecorder(m, grid=1), ValueError, "grid must be an int from 2 to 200"),
+        (lambda m, xs, y: TrainingRecorder(m, grid=10**9), ValueError, "grid must be an int from 2 to 200"),
+        (
+            lambda m, xs, y: TrainingRecorder(m, max_frames=10**9),
+            ValueError,
+            "max_frames must be an int from 2",
+        ),
         (
             lambda m, xs, y: TrainingRecorder(m).record("a", 0.5),
             TypeError,
