@@ -36,14 +36,15 @@ import inspect
 import numbers
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
-from . import engine
+from . import engine, nodes
 from .autograd import grad as _reverse
 from .context import Context
 from .engine import Function, Value, topological_order
-from .grad_mode import enable_grad
+from .grad_mode import enable_grad, hear_data_reads
 from .nodes import no_rule_error
 
 __all__ = [
@@ -206,6 +207,9 @@ class _Trace:
             self.inputs += fresh
             self.counts.append(len(fresh))
             call_args[i] = _unflatten(shape, iter(fresh))
+        for i, arg in enumerate(args):
+            if i not in self.picks:
+                call_args[i] = _constants(arg)
         self.out, aux = _call(name, f, call_args, has_aux)
         self.aux = _plain_tree(aux, self.values)
         self.out_leaves, self.out_shape = _flatten(self.out, "the function's output")
@@ -225,10 +229,53 @@ class _Trace:
         return _unflatten(self.out_shape, iter([self.per_input(row) for row in rows]))
 
 
+def _constants(tree: Any) -> Any:
+    """An argument that is not differentiated, as ``f`` gets it: its floats (and numpy arrays of
+    them) as Values, constants of the graph, so that ``f`` can call Value methods on every
+    argument; Values stay as they are, ints (counts, indices) stay ints."""
+    if isinstance(tree, float) or (type(tree).__module__ == "numpy" and getattr(tree, "ndim", 1) == 0):
+        return Value(float(tree))
+    if type(tree) in (list, tuple):
+        return type(tree)(_constants(t) for t in tree)
+    if type(tree).__module__ == "numpy" and getattr(tree, "ndim", 0) > 0 and tree.dtype.kind == "f":
+        return _constants(tree.tolist())
+    return tree
+
+
+def _warn_of_reads(name: str) -> Callable[[str, str], None]:
+    """What a transform does when ``f`` reads a traced Value as a number (``float(v)``,
+    ``v.item()``, ``math.exp(v)``): the number is a constant to the transform, so no gradient
+    flows through it; say so, at the line of ``f`` that did it, as PyTorch warns of ``float()``
+    on a tensor that requires grad.  Comparisons and ``if`` on data are fine: not reported."""
+
+    def warn(what: str, kind: str) -> None:
+        if kind != "convert":
+            return
+        frame = sys._getframe(1)
+        while frame.f_back is not None and frame.f_code.co_filename.startswith(nodes.ENGINE_DIRS):
+            frame = frame.f_back
+        warnings.warn_explicit(
+            f"micrograd.func.{name}: {what} reads a Value the transform traces as a plain number, which "
+            "the transform then treats as a constant: no gradient flows through it. Compute with the "
+            "Value itself (micrograd.math.exp(x), not math.exp(x); x, not float(x) or x.item())",
+            TracedValueReadWarning,
+            frame.f_code.co_filename,
+            frame.f_lineno,
+            module=frame.f_globals.get("__name__"),
+        )
+
+    return warn
+
+
+class TracedValueReadWarning(UserWarning):
+    """A function under a ``micrograd.func`` transform read a traced Value as a number."""
+
+
 def _call(name: str, f: Callable[..., Any], args: Sequence[Any], has_aux: bool) -> tuple[Any, Any]:
     _nesting.depth = _depth() + 1
     try:
-        with enable_grad():  # as torch.func: an outer no_grad does not stop the transform
+        # as torch.func: an outer no_grad does not stop the transform
+        with enable_grad(), hear_data_reads(_warn_of_reads(name)):
             result = f(*args)
     finally:
         _nesting.depth -= 1

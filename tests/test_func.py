@@ -419,3 +419,34 @@ def test_jacobian_picks_forward_mode_for_more_outputs_than_inputs(monkeypatch: p
     assert wide == [1.0, 2.0, math.e] and backward_passes == []
     tall = func.jacobian(lambda xs: xs[0] * xs[1] * xs[2])([1.0, 2.0, 3.0])  # 3 inputs, 1 output: reverse
     assert tall == [6.0, 3.0, 2.0] and backward_passes == [1]
+
+
+# ---- every argument a Value; numbers read off traced Values are named --------------------------------
+
+
+def test_arguments_not_differentiated_are_values_too() -> None:
+    value, g = func.value_and_grad(lambda x, y: (x * y).exp())(1.0, 2.0)
+    assert (value, g) == (math.exp(2.0), 2.0 * math.exp(2.0))
+    assert func.grad(lambda x, ys: x * ys[0].exp() + ys[1], argnums=0)(3.0, [0.0, 5.0]) == 1.0
+    assert func.grad(lambda x, n: x**n, argnums=0)(2.0, 3) == 12.0  # an int stays an int (a count)
+
+
+def test_reading_a_traced_value_as_a_number_warns_at_the_line_that_did_it() -> None:
+    with pytest.warns(
+        func.TracedValueReadWarning, match=r"float\(\) of a Value .* no gradient flows"
+    ) as record:
+        assert func.grad(lambda x: float(x) * x)(3.0) == 3.0  # the float is a constant: 3, not 6
+    assert record[0].filename == __file__
+    with pytest.warns(func.TracedValueReadWarning, match=r"Value.item\(\)"):
+        func.jvp(lambda x: x * x.item(), (2.0,), (1.0,))
+    with pytest.warns(func.TracedValueReadWarning, match="micrograd.math.exp"):
+        func.grad(lambda x: math.exp(x) * x)(1.0)
+
+
+def test_comparisons_and_data_dependent_branches_do_not_warn() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert func.grad(lambda x: x * x if x > 0 else -x)(3.0) == 6.0
+        assert func.grad(lambda x: micrograd.math.where(x < 0.0, -x, x))(-2.0) == -1.0
