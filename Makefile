@@ -9,7 +9,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test$(if $(filter 1,$(SKIP_TORCH)),-without-torch,)
 BROWSER_STAMP := $(VENV)/.installed-browser
 
-.PHONY: setup setup-demo demo demos test lint check bench clean
+.PHONY: setup setup-demo demo demos test lint check bench docs clean
 
 $(DEMO_STAMP): setup.cfg pyproject.toml scripts/setup.sh
 	VENV=$(VENV) bash scripts/setup.sh demo
@@ -50,9 +50,12 @@ lint: $(TEST_STAMP)  ## ruff (lint + format) and mypy
 
 check: lint test
 
+docs: $(TEST_STAMP)  ## the documentation site, built into site/ (mkdocs --strict: a broken link or example fails)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
 bench: $(DEMO_STAMP)  ## this engine vs micrograd 0.1.0: table on stdout, JSON in benchmarks/results/latest.json
 	$(PY) -m benchmarks.install_reference
 	$(PY) -m benchmarks.run $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(OUT) site .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -3,7 +3,7 @@
 #   scripts/setup.sh demo   a virtual environment with this project (editable) and what the demos
 #                           need (matplotlib, graphviz, tqdm, numpy, scikit-learn): no PyTorch, no development tools
 #   scripts/setup.sh test   the above plus the development tools (pytest, hypothesis, ruff, mypy,
-#                           build) and PyTorch's CPU build, the tests' second oracle
+#                           build), the documentation site's (MkDocs) and PyTorch's CPU build, the tests' second oracle
 #                           (SKIP_TORCH=1: without PyTorch; the tests that need it are skipped)
 # Both install Graphviz's `dot` with apt-get where it is missing and the machine allows it.
 set -euo pipefail
@@ -14,7 +14,7 @@ MODE=${1:-}
 
 case "$MODE" in
   demo) extras=demos ;;
-  test) extras=demos,dev ;;
+  test) extras=demos,dev,docs ;;
   *) echo "usage: scripts/setup.sh demo|test (got '${MODE}')" >&2; exit 2 ;;
 esac
 case "${SKIP_TORCH:-0}" in

@@ -159,11 +159,16 @@ def test_max_rel_diff() -> None:
     assert max_rel_diff([1.0], [1.0, 2.0]) == math.inf
 
 
-def test_the_readme_shows_the_committed_run() -> None:
-    """The README's benchmark numbers are the committed full run (benchmarks/results/latest.json), as
+def _site_pages() -> str:
+    """The documentation site's pages, where the benchmark's numbers are quoted."""
+    return "\n".join(p.read_text() for p in sorted((REPO_ROOT / "docs" / "pages").glob("*.md")))
+
+
+def test_the_benchmark_page_shows_the_committed_run() -> None:
+    """The site's benchmark numbers are the committed full run (benchmarks/results/latest.json), as
     `make bench` printed them: the table, the machine, the targets and the side-by-side with a commit."""
     doc = json.loads((REPO_ROOT / "benchmarks" / "results" / "latest.json").read_text())
-    readme = (REPO_ROOT / "README.md").read_text()
+    readme = _site_pages()
     assert doc["mode"] == "full"
     parts = [
         report.table(doc["workloads"]),
@@ -174,19 +179,19 @@ def test_the_readme_shows_the_committed_run() -> None:
         parts.append(report.baseline_text(doc["baseline"]["comparison"]))
     missing = [part.splitlines()[0] for part in parts if part not in readme]
     assert not missing, (
-        f"README.md does not show these parts of latest.json (paste `make bench`'s output): {missing}"
+        f"docs/pages/benchmarks.md lacks these parts of latest.json (paste `make bench`'s output): {missing}"
     )
 
 
 def _about(x: float) -> str:
-    """A large ratio to two significant figures, as the README's sentences write it: 4,800."""
+    """A large ratio to two significant figures, as the site's sentences write it: 4,800."""
     return f"{round(x, 1 - math.floor(math.log10(x))):,.0f}"
 
 
-def test_the_readmes_sentences_quote_the_committed_run() -> None:
-    """The numbers the README's sentences give about the benchmark are the committed run's too."""
+def test_the_sites_sentences_quote_the_committed_run() -> None:
+    """The numbers the site's sentences give about the benchmark are the committed run's too."""
     doc = json.loads((REPO_ROOT / "benchmarks" / "results" / "latest.json").read_text())
-    readme = " ".join((REPO_ROOT / "README.md").read_text().split())  # (sentences wrap anywhere)
+    readme = " ".join(_site_pages().split())  # (sentences wrap anywhere)
     target = {t["target"]: t for t in doc["targets"]}
 
     def value(prefix: str) -> float:
@@ -208,7 +213,7 @@ def test_the_readmes_sentences_quote_the_committed_run() -> None:
         f"replay (one point's loss traced in {trace_ms:.0f} ms, replayed over the 100 points) about "
         f"{_about(batched_vs)}x, {batched['value']:.1f}x the time of a hand-vectorised numpy step",
         f"| {value('training step >= 10x'):.0f}× eager, about {_about(compiled)}× with `micrograd.compile` "
-        f"and {_about(batched_vs)}× with `compile(batched=True)` (benchmark above) |",
+        f"and {_about(batched_vs)}× with `compile(batched=True)` ([benchmarks](benchmarks.md)) |",
         f"the batched replay of the moons step is {batched['value']:.1f}x the numpy floor (target 3x: "
         f"{'met' if batched['met'] else 'not met'})",
         f"the trace of the per-sample graph takes {trace_ms:.0f} ms",
@@ -221,4 +226,4 @@ def test_the_readmes_sentences_quote_the_committed_run() -> None:
         f"({ratio['train_step', 'ours, compiled replay']:.2f}x)",
     ]
     missing = [sentence for sentence in sentences if sentence not in readme]
-    assert not missing, f"README.md's sentences do not give latest.json's numbers; it should say: {missing}"
+    assert not missing, f"the site's sentences do not give latest.json's numbers; it should say: {missing}"

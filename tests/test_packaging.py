@@ -34,9 +34,29 @@ DEMO_SCRIPTS = {
     "micrograd-sine-model": "demos.sine_model",
 }
 # Never part of a distribution: environments, caches, build output, benchmark downloads.
-SKIP_DIRS = {".git", ".venv", "venv", "build", "dist", "out", "__pycache__", ".pytest_cache", ".mypy_cache"}
+SKIP_DIRS = {
+    ".git",
+    ".venv",
+    "venv",
+    "build",
+    "dist",
+    "out",
+    "site",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+}
 SKIP_DIRS |= {".ruff_cache", ".hypothesis", ".micrograd-0.1.0", ".ipynb_checkpoints"}
-TOP_FILES = {"LICENSE", "README.md", "Makefile", "setup.cfg", "pyproject.toml", "MANIFEST.in", "ruff.toml"}
+TOP_FILES = {
+    "LICENSE",
+    "README.md",
+    "Makefile",
+    "setup.cfg",
+    "pyproject.toml",
+    "MANIFEST.in",
+    "ruff.toml",
+    "mkdocs.yml",
+}
 
 
 def source_files() -> list[PurePosixPath]:
@@ -67,6 +87,10 @@ def needed_by_tests(path: PurePosixPath) -> bool:
         return path.suffix == ".png"
     if path.parts[:2] == ("docs", "notebooks") and len(path.parts) == 3:
         return path.suffix == ".ipynb"  # tests/test_notebooks.py runs them
+    if top == "docs" and path.parts[1] in ("pages", "reference"):
+        return path.suffix == ".md"  # tests/test_docs.py runs the pages; make docs builds them
+    if str(path) in ("docs/index.md", "docs/hooks.py"):
+        return True
     return str(path) == ".ci/run"
 
 
