@@ -76,7 +76,7 @@ def needed_by_tests(path: PurePosixPath) -> bool:
     if len(path.parts) == 1:
         return str(path) in TOP_FILES
     if top in ("micrograd", "nn"):
-        return path.suffix == ".py" or path.name == "py.typed"
+        return path.suffix == ".py" or path.name == "py.typed" or path.parts[:2] == ("micrograd", "assets")
     if top in ("demos", "tests"):
         return path.suffix == ".py"
     if top == "scripts":
@@ -177,7 +177,7 @@ def test_wheel_holds_only_our_packages(dists: tuple[Path, Path]) -> None:
     for package in ("micrograd", "nn"):
         assert PurePosixPath(package, "py.typed") in names
     for rel in source_files():
-        if rel.parts[0] in PACKAGES and rel.suffix == ".py":
+        if rel.parts[0] in PACKAGES and (rel.suffix == ".py" or rel.parts[:2] == ("micrograd", "assets")):
             assert rel in names
     assert any(p.parts[0] == info and p.name == "LICENSE" for p in names)  # licenses/ in setuptools >= 68.1
     for script, module in DEMO_SCRIPTS.items():
@@ -206,6 +206,15 @@ def test_installed_wheel_runs_the_demos(dists: tuple[Path, Path], tmp_path: Path
         )
         assert proc.returncode == 0, proc.stderr
         assert "--out" in proc.stdout
+    page = [
+        sys.executable,
+        "-c",
+        "import micrograd; print(micrograd.explore(micrograd.Value(2.0) * 3).html[:15])",
+    ]
+    proc = subprocess.run(page, capture_output=True, text=True, cwd=work, env=env, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "<!DOCTYPE html>", (
+        proc.stderr
+    )  # its assets came along
     run = [sys.executable, "-m", "demos.derivative", "--points", "5", "--quiet", "--out", "pngs"]
     proc = subprocess.run(run, capture_output=True, text=True, cwd=work, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr

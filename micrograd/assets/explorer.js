@@ -1,0 +1,281 @@
+"use strict";
+(function () {
+  const D = JSON.parse(document.getElementById("mg-data").textContent);
+  const N = D.nodes.length, S = D.steps.length;
+  const svg = document.querySelector("#graph svg");
+  const $ = (id) => document.getElementById(id);
+  // Frames: 0 = nothing computed; 1..N = forward, node i-1 appears; N+1..N+S = backward step;
+  // N+S+1 = done (every gradient). The page opens at the start of the backward pass (frame N).
+  const LAST = N + S + 1;
+  let frame = N, picked = null, zoom = 1;
+
+  function el(tag, attrs, text) {
+    const e = document.createElement(tag);
+    for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // The SVG's groups by Graphviz node name (draw_dot names node i "n<i>", its op "n<i>_op").
+  const groups = {}, edgesInto = {};
+  for (const g of svg.querySelectorAll("g.node")) groups[g.querySelector("title").textContent] = g;
+  for (const g of svg.querySelectorAll("g.edge")) {
+    const t = g.querySelector("title").textContent.split("->");
+    (edgesInto[t[1]] = edgesInto[t[1]] || []).push(g);
+  }
+  const fields = D.nodes.map((nd) => {
+    const g = groups[nd.id];
+    const texts = g.querySelectorAll("text");
+    const data = texts[texts.length - 2], grad = texts[texts.length - 1];
+    if (!data.textContent.startsWith("data ") || !grad.textContent.startsWith("grad "))
+      throw new Error("unexpected record layout for node " + nd.id);
+    // Each field's width, from the record's geometry (not from measuring text, which reads 0
+    // while the page is not rendered yet, e.g. in a notebook's hidden output).
+    const xs = (el_) => el_.getAttribute("points").trim().split(/\s+/).map((p) => Number(p.split(",")[0]));
+    const seps = [...g.querySelectorAll("polyline")].map((l) => xs(l)[0]);
+    const right = Math.max(...xs(g.querySelector("polygon")));
+    const sepA = seps[seps.length - 2], sepB = seps[seps.length - 1];
+    return { g: g, data: data, grad: grad, dataRoom: sepB - sepA - 6, gradRoom: right - sepB - 6 };
+  });
+
+  function setField(t, room, prefix, value, cls) {
+    t.textContent = value === null ? prefix : prefix + " " + value;
+    t.setAttribute("class", value === null ? "mg-blank" : (cls || ""));
+    t.removeAttribute("textLength"); t.removeAttribute("lengthAdjust");
+    if (value !== null && room > 0 && t.getComputedTextLength() > room) {
+      t.setAttribute("textLength", String(room)); t.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    }
+  }
+
+  // Legend, from the same colours as draw_dot.
+  for (const role in D.colours) {
+    const s = el("span", {}, role); s.style.setProperty("--c", D.colours[role]); $("legend").appendChild(s);
+  }
+
+  function clearMarks() {
+    for (const g of svg.querySelectorAll(".mg-current, .mg-operand, .mg-flow"))
+      g.classList.remove("mg-current", "mg-operand", "mg-flow");
+    for (const t of svg.querySelectorAll(".mg-edge-label")) t.remove();
+  }
+
+  // Each contribution written on its edge (operand -> op), halfway along it; a reused operand
+  // has one edge per use, taken in operand order.
+  function labelEdges(st, nd) {
+    const unused = [...(edgesInto[nd.id + "_op"] || [])];
+    const NS = "http://www.w3.org/2000/svg";
+    for (const c of st.contributions) {
+      const from = "n" + c.operand + "->";
+      const i = unused.findIndex((e) => e.querySelector("title").textContent.startsWith(from));
+      if (i < 0) continue;
+      const path = unused.splice(i, 1)[0].querySelector("path");
+      const p = path.getPointAtLength(path.getTotalLength() / 2);
+      const g = document.createElementNS(NS, "g");
+      g.setAttribute("class", "mg-edge-label");
+      const t = document.createElementNS(NS, "text");
+      t.setAttribute("x", String(p.x)); t.setAttribute("y", String(p.y - 4));
+      t.setAttribute("text-anchor", "middle");
+      t.textContent = c.contribution[0];
+      g.appendChild(t);
+      svg.querySelector("g.graph").appendChild(g);
+      const box = t.getBBox();
+      const r = document.createElementNS(NS, "rect");
+      r.setAttribute("x", String(box.x - 2)); r.setAttribute("y", String(box.y - 1));
+      r.setAttribute("width", String(box.width + 4)); r.setAttribute("height", String(box.height + 2));
+      r.setAttribute("rx", "3");
+      g.insertBefore(r, t);
+    }
+  }
+
+  function show(t) {
+    frame = Math.max(0, Math.min(LAST, t));
+    $("scrub").value = String(frame);
+    clearMarks();
+    // Data: in the forward pass, the first `shown` Values of the topological order.
+    const shown = Math.min(frame, N);
+    for (let i = 0; i < N; i++)
+      setField(fields[i].data, fields[i].dataRoom, "data", i < shown ? D.nodes[i].data[0] : null,
+               frame <= N && i === shown - 1 ? "mg-fresh" : "");
+    // Gradients: blank until a step sets them; each shows its running sum after the steps so far.
+    const k = frame - N - 1;  // index of the current backward step (-1: none yet)
+    const grads = new Array(N).fill(null);
+    const fresh = new Set();
+    if (frame === LAST) {
+      for (let i = 0; i < N; i++) grads[i] = D.nodes[i].grad[0];
+    } else if (k >= 0) {
+      grads[D.root] = D.seed[0];
+      for (let j = 0; j <= k; j++)
+        for (const c of D.steps[j].contributions) {
+          grads[c.operand] = c.total[0];
+          if (j === k) fresh.add(c.operand);
+        }
+    }
+    for (let i = 0; i < N; i++)
+      setField(fields[i].grad, fields[i].gradRoom, "grad", grads[i], fresh.has(i) ? "mg-fresh" : "");
+    const panel = $("step");
+    panel.replaceChildren();
+    if (frame <= N) forwardPanel(panel, shown);
+    else if (frame === LAST) donePanel(panel);
+    else backwardPanel(panel, k);
+    $("where").textContent = frame < N ? `forward: ${shown} of ${N} Values` :
+      frame === N ? `forward done · backward: 0 of ${S} steps` :
+      frame === LAST ? `backward done: every gradient` : `backward: step ${k + 1} of ${S}`;
+    $("prev").disabled = frame === 0; $("next").disabled = frame === LAST;
+  }
+
+  function reveal(g) {
+    if (!g) return;
+    // Scroll the graph's own box only (scrollIntoView would scroll a notebook around the page too).
+    const pane = $("graph"), box = g.getBoundingClientRect(), view = pane.getBoundingClientRect();
+    if (box.left < view.left || box.right > view.right)
+      pane.scrollLeft += (box.left + box.right) / 2 - (view.left + view.right) / 2;
+    if (box.top < view.top || box.bottom > view.bottom)
+      pane.scrollTop += (box.top + box.bottom) / 2 - (view.top + view.bottom) / 2;
+  }
+
+  function forwardPanel(panel, shown) {
+    panel.appendChild(el("h2", {}, "Forward pass"));
+    if (shown === 0) {
+      panel.appendChild(el("p", {}, "Nothing computed yet. Step forward (→) to compute the Values " +
+                                    "in topological order, operands first."));
+      return;
+    }
+    const i = shown - 1, nd = D.nodes[i];
+    fields[i].g.classList.add("mg-current");
+    reveal(fields[i].g);
+    if (nd.operands.length) {
+      groups[nd.id + "_op"].classList.add("mg-current");
+      for (const e of edgesInto[nd.id + "_op"] || []) e.classList.add("mg-flow");
+      for (const o of nd.operands) fields[o].g.classList.add("mg-operand");
+      panel.appendChild(el("p", { class: "expr", "data-mg": "fwd-expr" },
+                           `${nd.name} = ${nd.expr} = ${nd.data[0]}`));
+      const tb = el("table");
+      tb.appendChild(row(["operand", "data"], "th"));
+      for (const o of nd.operands) tb.appendChild(row([D.nodes[o].name, D.nodes[o].data[0]]));
+      panel.appendChild(tb);
+    } else {
+      panel.appendChild(el("p", { class: "expr", "data-mg": "fwd-expr" }, `${nd.name} = ${nd.data[0]}`));
+      panel.appendChild(el("p", { class: "muted" }, `a leaf (${nd.role}): its value is given, not computed`));
+    }
+    if (shown === N)
+      panel.appendChild(el("p", {}, `The forward pass is done: ${D.nodes[D.root].name} = ` +
+                                    `${D.nodes[D.root].data[0]}. Step on (→) for the backward pass.`));
+  }
+
+  function row(cells, tag, attrs) {
+    const tr = el("tr", attrs || {});
+    cells.forEach((c, i) => tr.appendChild(el(tag || "td", {}, c)));
+    return tr;
+  }
+
+  function backwardPanel(panel, k) {
+    const st = D.steps[k], nd = D.nodes[st.node];
+    panel.appendChild(el("h2", {}, `Backward step ${k + 1} of ${S}`));
+    fields[st.node].g.classList.add("mg-current");
+    groups[nd.id + "_op"].classList.add("mg-current");
+    for (const e of edgesInto[nd.id + "_op"] || []) e.classList.add("mg-flow");
+    for (const c of st.contributions) fields[c.operand].g.classList.add("mg-operand");
+    labelEdges(st, nd);
+    reveal(fields[st.node].g);
+    panel.appendChild(el("p", { class: "expr", "data-mg": "node" },
+                         `${nd.name} = ${nd.expr}  data ${nd.data[0]}`));
+    panel.appendChild(el("p", { class: "expr", "data-mg": "upstream" },
+      `upstream ${nd.dname} = ${st.upstream[0]}` + (st.node === D.root ? " (the seed)" : "")));
+    if (!st.has_rule) {
+      panel.appendChild(el("p", { "data-mg": "norule" },
+                           "(built by hand, without a derivative rule: gradients stop here)"));
+      return;
+    }
+    panel.appendChild(el("p", { class: "muted" },
+                         "Each operand receives local derivative × upstream; contributions add up."));
+    const tb = el("table", { "data-mg": "contributions" });
+    const head = ["operand", "local", "× upstream", "= contribution", "grad so far"];
+    tb.appendChild(row(head, "th"));
+    for (const c of st.contributions) {
+      const o = D.nodes[c.operand];
+      const tr = el("tr", { "data-mg": "contribution" });
+      tr.appendChild(el("td", { "data-mg": "operand" }, o.name));
+      tr.appendChild(el("td", { "data-mg": "local", title: c.dlocal + " = " + c.local[1] }, c.local[0]));
+      tr.appendChild(el("td", { "data-mg": "up", title: st.upstream[1] }, "× " + st.upstream[0]));
+      tr.appendChild(el("td", { "data-mg": "contrib", title: c.contribution[1] }, "= " + c.contribution[0]));
+      tr.appendChild(el("td", { "data-mg": "total", title: o.dname + " = " + c.total[1] }, c.total[0]));
+      tb.appendChild(tr);
+    }
+    panel.appendChild(tb);
+    const lines = el("div", { class: "expr muted" });
+    for (const c of st.contributions) {
+      const o = D.nodes[c.operand];
+      const line = el("div", { "data-mg": "notation" });
+      line.append(el("span", { "data-mg": "dlocal" }, c.dlocal), ` = ${c.local[0]}; `,
+                  el("span", { "data-mg": "dname" }, o.dname), ` so far ${c.total[0]}`);
+      lines.appendChild(line);
+    }
+    panel.appendChild(lines);
+  }
+
+  function donePanel(panel) {
+    const root = D.nodes[D.root];
+    panel.appendChild(el("h2", {}, "Backward pass done"));
+    panel.appendChild(el("p", {}, `Gradients of ${root.name} with respect to the leaves:`));
+    const tb = el("table", { "data-mg": "leaves" });
+    tb.appendChild(row(["leaf", "data", "gradient"], "th"));
+    D.nodes.forEach((nd, i) => {
+      if (nd.operands.length || i === D.root) return;
+      const tr = row([nd.name, nd.data[0], nd.grad[0]]);
+      tr.setAttribute("data-mg", "leaf");
+      tb.appendChild(tr);
+    });
+    panel.appendChild(tb);
+  }
+
+  function pick(i) {
+    if (picked !== null) fields[picked].g.classList.remove("mg-picked");
+    picked = i;
+    const nd = D.nodes[i];
+    fields[i].g.classList.add("mg-picked");
+    const box = $("info");
+    box.replaceChildren(el("h2", {}, "Node " + nd.name));
+    const dl = el("dl", { "data-mg": "info" });
+    const add = (k, v) => {
+      dl.appendChild(el("dt", {}, k));
+      dl.appendChild(el("dd", { "data-mg": "info-" + k }, v));
+    };
+    add("label", nd.label || "(none: shown as " + nd.name + ")");
+    add("role", nd.role);
+    add("op", nd.operands.length ? `${nd.op || "?"}: ${nd.name} = ${nd.expr}` : "(a leaf)");
+    add("data", nd.data[1]);
+    add("grad", `${nd.dname} = ${nd.grad[1]}`);
+    if (nd.operands.length) add("rule", nd.rule);
+    box.appendChild(dl);
+  }
+  D.nodes.forEach((nd, i) => {
+    fields[i].g.addEventListener("click", () => pick(i));
+    const op = groups[nd.id + "_op"];
+    if (op) op.addEventListener("click", () => pick(i));
+  });
+
+  function setZoom(z) {
+    const vb = svg.viewBox.baseVal;
+    if (z === null) z = Math.min(1.5, ($("graph").clientWidth - 20) / (vb.width * 4 / 3),
+                                 ($("graph").clientHeight - 20) / (vb.height * 4 / 3));
+    zoom = Math.max(0.1, Math.min(4, z));
+    svg.style.width = (vb.width * zoom * 4 / 3) + "px"; svg.style.height = (vb.height * zoom * 4 / 3) + "px";
+  }
+
+  const controls = mgControls({
+    show, frame: () => frame, last: LAST,
+    keys: ({go, speed}) => ({
+      f: () => go(0), b: () => go(N), "+": () => speed(1), "=": () => speed(1), "-": () => speed(-1),
+      "0": () => setZoom(null),
+    }),
+  });
+  $("fwd").addEventListener("click", () => controls.go(0));
+  $("bwd").addEventListener("click", () => controls.go(N));
+  $("zoomin").addEventListener("click", () => setZoom(zoom * 1.25));
+  $("zoomout").addEventListener("click", () => setZoom(zoom / 1.25));
+  $("zoomfit").addEventListener("click", () => setZoom(null));
+  const vb0 = svg.viewBox.baseVal;
+  setZoom(Math.max(0.5, Math.min(1, ($("graph").clientWidth - 20) / (vb0.width * 4 / 3),
+                                    ($("graph").clientHeight - 20) / (vb0.height * 4 / 3))));
+  show(frame);
+  document.body.setAttribute("data-mg-ready", "1");
+})();
