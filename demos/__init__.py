@@ -1,8 +1,6 @@
-"""Demos that write PNGs: run each as ``python -m demos.<name> --out DIR`` (or ``python demos/<name>.py``).
+"""The demos, as the repository runs them (``make demo``, ``python -m demos.<name>``, CI).
 
-* ``moons``      - micrograd's headline: an MLP learns two moons (decision boundary, curves, a neuron's graph)
-* ``spirals``    - three-class spirals with softmax cross-entropy and Adam (decision regions, curves)
-* ``derivative`` - f(x) = x^3 + x and its derivative from the engine over [-3, 3], and f's graph at 1.2
-* ``sine_model`` - a three-weight model fitted to 4 sin(x^4) by plain SGD (loss curve, fit, graph)
-* ``check_pngs`` - CI's check that every PNG a demo wrote is a real, sensibly sized image
+Each module here is the demo of the same name in ``micrograd.demos`` (the code, shipped in the
+wheel): ``import demos.moons`` gives that very module, and ``python -m demos.moons`` (or
+``python demos/moons.py``) runs it.
 """

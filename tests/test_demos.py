@@ -19,8 +19,8 @@ pytest.importorskip("numpy", reason="the decision-boundary plots use numpy, whic
 graphviz = pytest.importorskip("graphviz", reason="the demos render graphs with graphviz, not installed")
 
 from demos import (  # noqa: E402
-    _common,
     check_pngs,
+    common,
     derivative,
     digits,
     forward_vs_reverse,
@@ -262,7 +262,7 @@ def test_every_plot_has_a_title_axis_labels_a_legend_and_integer_steps(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[str] = []
-    save = _common.save
+    save = common.save
 
     def inspect_then_save(fig: Any, path: Path, written: list[Path]) -> None:
         fig.canvas.draw()
@@ -271,14 +271,14 @@ def test_every_plot_has_a_title_axis_labels_a_legend_and_integer_steps(
             assert (title or ax.get_title()).startswith(PREFIX[name]), (path.name, title, ax.get_title())
             assert ax.get_xlabel() and ax.get_ylabel(), path.name
             assert ax.get_legend() is not None and ax.get_legend().get_texts(), path.name
-            if ax.get_xlabel() == _common.STEP_LABEL:
+            if ax.get_xlabel() == common.STEP_LABEL:
                 lo, hi = ax.get_xlim()
                 ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
                 assert ticks and all(t == int(t) for t in ticks), (path.name, ticks)
         seen.append(path.name)
         save(fig, path, written)
 
-    monkeypatch.setattr(_common, "save", inspect_then_save)
+    monkeypatch.setattr(common, "save", inspect_then_save)
     assert DEMOS[name].main([*SHORT[name], "--quiet", "--out", str(tmp_path)]) == 0
     assert sorted(seen) == sorted(p for p in PNGS[name] if not p.endswith("_graph.png"))
 
@@ -287,13 +287,13 @@ def test_a_step_axis_of_three_steps_shows_only_whole_steps(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     figures: list[Any] = []
-    monkeypatch.setattr(_common, "save", lambda fig, path, written: figures.append(fig))
-    _common.plot_curves([3.0, 2.0, 1.0], [0.2, 0.5, 0.9], tmp_path / "c.png", [], "t: x", "loss", "accuracy")
+    monkeypatch.setattr(common, "save", lambda fig, path, written: figures.append(fig))
+    common.plot_curves([3.0, 2.0, 1.0], [0.2, 0.5, 0.9], tmp_path / "c.png", [], "t: x", "loss", "accuracy")
     (fig,) = figures
     fig.canvas.draw()
     for ax in fig.axes:
         assert [t for t in ax.get_xticks() if 1 <= t <= 3] == [1.0, 2.0, 3.0]
-    _common.pyplot().close(fig)
+    common.pyplot().close(fig)
 
 
 def chain(n: int) -> Value:
@@ -309,7 +309,7 @@ def chain(n: int) -> Value:
 def test_a_long_graph_is_drawn_top_to_bottom_within_the_width_limit(tmp_path: Path) -> None:
     y = chain(12)
     written: list[Path] = []
-    _common.render_graph(y, tmp_path / "long.png", written, "long: a chain of 12 steps")
+    common.render_graph(y, tmp_path / "long.png", written, "long: a chain of 12 steps")
     width, height = check_pngs.png_size((tmp_path / "long.png").read_bytes())
     assert written == [tmp_path / "long.png"]
     assert width <= 2000 < 3 * width < height  # left to right it would be about 8000 pixels wide
@@ -317,7 +317,7 @@ def test_a_long_graph_is_drawn_top_to_bottom_within_the_width_limit(tmp_path: Pa
 
 @needs_dot
 def test_a_graph_too_wide_either_way_is_scaled_down(tmp_path: Path) -> None:
-    _common.render_graph(chain(12), tmp_path / "g.png", [], "g: scaled", max_width=300)
+    common.render_graph(chain(12), tmp_path / "g.png", [], "g: scaled", max_width=300)
     width, _ = check_pngs.png_size((tmp_path / "g.png").read_bytes())
     assert 64 <= width <= 300
 
@@ -329,7 +329,7 @@ def test_a_short_graph_stays_left_to_right_with_its_title_and_colour_legend(tmp_
     assert height < width <= 2000
     x = Value(1.2, label="x")
     y = derivative.f(x)
-    source = _common.graph_picture(y, "derivative: the graph", None, "LR").source
+    source = common.graph_picture(y, "derivative: the graph", None, "LR").source
     assert "rankdir=LR" in source and "<b>derivative: the graph</b>" in source
     assert "colours:" in source and ">input</td>" in source and ">output</td>" in source
 
@@ -338,10 +338,10 @@ def test_the_graph_legend_names_the_colours_in_the_picture() -> None:
     w = Value(2.0, label="w")
     x = Value(3.0, label="x")
     y = w * x + 1
-    assert _common.roles(y) == ["named leaf", "constant", "intermediate", "output"]  # w unlisted: named leaf
-    assert _common.roles(y, params=[w]) == ["named leaf", "parameter", "constant", "intermediate", "output"]
-    assert _common.roles(w * x, params=[w]) == ["named leaf", "parameter", "output"]
-    caption = _common.graph_caption("demo: a <title> & more", _common.roles(w * x, params=[w]))
+    assert common.roles(y) == ["named leaf", "constant", "intermediate", "output"]  # w unlisted: named leaf
+    assert common.roles(y, params=[w]) == ["named leaf", "parameter", "constant", "intermediate", "output"]
+    assert common.roles(w * x, params=[w]) == ["named leaf", "parameter", "output"]
+    caption = common.graph_caption("demo: a <title> & more", common.roles(w * x, params=[w]))
     assert caption.startswith("<<") and caption.endswith(">>")
     assert "demo: a &lt;title&gt; &amp; more" in caption
     for role, name in [("named leaf", "input"), ("parameter", "parameter"), ("output", "output")]:

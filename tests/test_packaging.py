@@ -26,12 +26,13 @@ pytest.importorskip("wheel", reason="building the distributions needs wheel (dev
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "micrograd_next"
-PACKAGES = ("micrograd", "nn", "demos")
+PACKAGES = ("micrograd", "nn")  # the wheel's top level: no generic `demos` package in site-packages
 DEMO_SCRIPTS = {
-    "micrograd-moons": "demos.moons",
-    "micrograd-spirals": "demos.spirals",
-    "micrograd-derivative": "demos.derivative",
-    "micrograd-sine-model": "demos.sine_model",
+    "micrograd-moons": "micrograd.demos.moons",
+    "micrograd-spirals": "micrograd.demos.spirals",
+    "micrograd-derivative": "micrograd.demos.derivative",
+    "micrograd-sine-model": "micrograd.demos.sine_model",
+    "micrograd-names-gpt": "micrograd.demos.names_gpt",
 }
 # Never part of a distribution: environments, caches, build output, benchmark downloads.
 SKIP_DIRS = {
@@ -195,7 +196,7 @@ def test_installed_wheel_runs_the_demos(dists: tuple[Path, Path], tmp_path: Path
     env = {**os.environ, "PYTHONPATH": str(target), "MPLBACKEND": ""}
     work = tmp_path / "elsewhere"
     work.mkdir()
-    where = [sys.executable, "-c", "import demos, micrograd, nn; print(demos.__file__, micrograd.__file__)"]
+    where = [sys.executable, "-c", "import micrograd.demos, nn; print(micrograd.demos.__file__, nn.__file__)"]
     proc = subprocess.run(where, capture_output=True, text=True, cwd=work, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert all(Path(f).is_relative_to(target) for f in proc.stdout.split())
@@ -215,7 +216,7 @@ def test_installed_wheel_runs_the_demos(dists: tuple[Path, Path], tmp_path: Path
     assert proc.returncode == 0 and proc.stdout.strip() == "<!DOCTYPE html>", (
         proc.stderr
     )  # its assets came along
-    run = [sys.executable, "-m", "demos.derivative", "--points", "5", "--quiet", "--out", "pngs"]
+    run = [sys.executable, "-m", "micrograd.demos.derivative", "--points", "5", "--quiet", "--out", "pngs"]
     proc = subprocess.run(run, capture_output=True, text=True, cwd=work, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert (work / "pngs" / "derivative.png").is_file()
