@@ -3,8 +3,10 @@ differences, microgpt's state_dict in and out, generation, the names data, and b
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -247,3 +249,36 @@ def test_the_compiled_loss_is_the_eager_loss_on_traced_ids_bit_for_bit() -> None
     assert emma == model.loss(tok.document("emma")).data and model.wte.weight[0][0].grad != 0.0
     with pytest.raises(ValueError, match="token id 40 is not in the vocabulary"):
         step([tok.bos, 40, tok.bos])
+
+
+# ---- against microgpt's own engine (fetched at test set-up) ---------------------------------------
+
+
+def test_from_microgpts_model_the_logits_and_gradients_are_microgpts() -> None:
+    from tests.microgpt_reference import load_microgpt
+
+    mg = load_microgpt()
+    tok = CharTokenizer.from_docs(DOCS)
+    ref = mg.MicroGPT(tok.vocab_size, n_layer=2, n_embd=8, block_size=10, n_head=2, seed=3)
+    ours = GPT(tok.vocab_size, block_size=10, n_layer=2, n_embd=8, n_head=2, seed=3)
+    theirs = [w.data for m in ref.state_dict.values() for row in m for w in row]
+    mine = [w.data for m in ours.to_microgpt().values() for row in m for w in row]
+    assert mine == theirs  # microgpt's initialisation, draw for draw
+    model = GPT.from_microgpt(ref.state_dict, n_head=2)  # their Values: copied as numbers
+    doc = tok.document("isabella")
+    keys: list[list[Any]] = [[] for _ in range(2)]
+    values: list[list[Any]] = [[] for _ in range(2)]
+    their_losses = []
+    for pos, (t, target) in enumerate(itertools.pairwise(doc)):
+        logits = ref.forward(t, pos, keys, values)
+        for a, b in zip(logits, model(doc[: pos + 1])[pos]):
+            assert b.data == pytest.approx(a.data, rel=1e-12, abs=1e-15)
+        their_losses.append(-mg._softmax(logits)[target].log())
+    their_loss = (1 / len(their_losses)) * sum(their_losses)
+    their_loss.backward()
+    loss = model.loss(doc)
+    loss.backward()
+    assert loss.data == pytest.approx(their_loss.data, rel=1e-12)
+    theirs_grads = [w.grad for m in ref.state_dict.values() for row in m for w in row]
+    ours_grads = [w.grad for m in model.to_microgpt().values() for row in m for w in row]
+    assert ours_grads == pytest.approx(theirs_grads, rel=1e-12, abs=1e-15)
