@@ -171,7 +171,39 @@ DIGITS = Workload(
     "median over epochs and repetitions",
 )
 
-WORKLOADS: tuple[Workload, ...] = (TRAIN, FORWARD, CHAIN, MEMORY, DIGITS)
+NO_GPT = "this engine has no nn.GPT or nn.datasets.load_names"  # gpt_workloads.NO_GPT
+NO_MICROGPT = "microgpt's engine unavailable"  # strands-microgpt could not be fetched (no index)
+MICROGPT_ENGINE = Engine("microgpt's engine", REPO_ROOT)  # strands-microgpt's Value (the repo for the names)
+MG = "microgpt's script, microgpt's Value"
+MG_OURS = "microgpt's script, our Value"
+GPT_EAGER = "nn.GPT, eager"
+GPT_COMPILED = "nn.GPT, compile_loss() (traces included, over 1,000 steps)"
+
+MICROGPT = Workload(
+    key="microgpt_step",
+    title="microgpt: a training step of its GPT (1 layer, 16 dims, 4 heads, Adam) on one first name",
+    unit="s",
+    params={"steps": 20, "compiled_steps": 1000},
+    tiny_params={"steps": 2, "compiled_steps": 3},
+    reps=3,
+    rows=(
+        Row(
+            MG,
+            MICROGPT_ENGINE,
+            "gpt_workloads:microgpt_on_microgpt",
+            tolerated=("microgpt's engine unavailable",),
+        ),
+        Row(MG_OURS, OURS, "gpt_workloads:microgpt_on_ours", tolerated=(NO_GPT,)),
+        Row(GPT_EAGER, OURS, "gpt_workloads:gpt_eager", tolerated=(NO_GPT,)),
+        Row(GPT_COMPILED, OURS, "gpt_workloads:gpt_compiled", tolerated=(NO_GPT,)),
+    ),
+    baselines=(MG,),
+    agreement="loss",
+    note="the same names in the same order, one per step; microgpt's script is ours, written once and run "
+    "on either Value; the compiled row's sample is the mean step over 1,000 steps, its traces included",
+)
+
+WORKLOADS: tuple[Workload, ...] = (TRAIN, FORWARD, CHAIN, MEMORY, DIGITS, MICROGPT)
 
 
 @dataclass(frozen=True)
@@ -242,5 +274,29 @@ TARGETS: tuple[Target, ...] = (
         BATCHED,
         "agreement",
         1e-9,
+    ),
+    Target(
+        "microgpt's script on our Value no slower than on microgpt's own (lean core)",
+        "microgpt_step",
+        MG_OURS,
+        "speedup",
+        1.0,
+        baseline=MG,
+    ),
+    Target(
+        "nn.GPT eager >= 5x microgpt's engine (microgpt track)",
+        "microgpt_step",
+        GPT_EAGER,
+        "speedup",
+        5.0,
+        baseline=MG,
+    ),
+    Target(
+        "nn.GPT compiled >= 30x microgpt's engine, traces amortised (microgpt track)",
+        "microgpt_step",
+        GPT_COMPILED,
+        "speedup",
+        30.0,
+        baseline=MG,
     ),
 )

@@ -1,0 +1,203 @@
+"""The microgpt workloads: microgpt's training on first names, on microgpt's own ``Value`` and on ours.
+
+``microgpt_script`` is microgpt's training script, written here once and run on either
+engine's ``Value`` (microgpt's from ``strands-microgpt``, or ``micrograd.Value``), the
+model, data order and Adam identical: the script of a student who swapped in our
+``Value``.  ``gpt_eager`` and ``gpt_compiled`` train the same model as ``nn.GPT``
+(eagerly, or with ``compile_loss()``, a trace per name length).  All take the names of
+``nn.datasets.load_names()`` in the order ``random.Random(42)`` shuffles them, one per step.
+Run by ``worker.py`` in a process of its own, as every workload.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from time import perf_counter
+from typing import Any
+
+NO_GPT = "this engine has no nn.GPT or nn.datasets.load_names"  # (an older commit, with --baseline)
+NO_MICROGPT = "microgpt's engine unavailable"  # strands-microgpt could not be fetched: "detail" says why
+SEED = 42
+N_LAYER, N_EMBD, BLOCK_SIZE, N_HEAD = 1, 16, 16, 4
+LR, BETA1, BETA2, EPS = 0.01, 0.85, 0.99, 1e-8
+
+
+def _names() -> tuple[list[str], list[str]]:
+    """The shuffled names and the vocabulary's characters."""
+    from nn import datasets
+
+    names = datasets.load_names()
+    random.Random(SEED).shuffle(names)
+    return names, sorted(set("".join(names)))
+
+
+def microgpt_on_microgpt(steps: int, compiled_steps: int) -> dict[str, Any]:
+    """microgpt's script on microgpt's own Value (strands-microgpt's engine.py)."""
+    return microgpt_script(steps, compiled_steps, "microgpt")
+
+
+def microgpt_on_ours(steps: int, compiled_steps: int) -> dict[str, Any]:
+    """microgpt's script on ``micrograd.Value``, unchanged but for the class."""
+    return microgpt_script(steps, compiled_steps, "ours")
+
+
+def microgpt_script(steps: int, total: int, engine: str) -> dict[str, Any]:
+    """The first ``steps`` steps of microgpt's ``total``-step training (its learning rate decays
+    over ``total``), on ``engine``'s Value ("microgpt" or "ours")."""
+    if engine == "microgpt":
+        from benchmarks.install_microgpt import MicrogptUnavailableError, load
+
+        try:
+            value_class = load().Value
+        except MicrogptUnavailableError as exc:
+            return {"samples": [], "status": NO_MICROGPT, "detail": str(exc)}
+    else:
+        import micrograd
+
+        value_class = micrograd.Value
+    try:
+        names, chars = _names()
+    except (ImportError, AttributeError):
+        return {"samples": [], "status": NO_GPT}
+    bos, vocab = len(chars), len(chars) + 1
+    rng = random.Random(SEED)
+
+    def matrix(rows: int, cols: int) -> list[list[Any]]:
+        return [[value_class(rng.gauss(0, 0.08)) for _ in range(cols)] for _ in range(rows)]
+
+    state = {
+        "wte": matrix(vocab, N_EMBD),
+        "wpe": matrix(BLOCK_SIZE, N_EMBD),
+        "lm_head": matrix(vocab, N_EMBD),
+    }
+    for i in range(N_LAYER):
+        for key, (rows, cols) in {
+            "attn_wq": (N_EMBD, N_EMBD),
+            "attn_wk": (N_EMBD, N_EMBD),
+            "attn_wv": (N_EMBD, N_EMBD),
+            "attn_wo": (N_EMBD, N_EMBD),
+            "mlp_fc1": (4 * N_EMBD, N_EMBD),
+            "mlp_fc2": (N_EMBD, 4 * N_EMBD),
+        }.items():
+            state[f"layer{i}.{key}"] = matrix(rows, cols)
+    params = [p for m in state.values() for row in m for p in row]
+
+    def linear(x: list[Any], w: list[list[Any]]) -> list[Any]:
+        return [sum(wi * xi for wi, xi in zip(row, x)) for row in w]
+
+    def softmax(logits: list[Any]) -> list[Any]:
+        top = max(v.data for v in logits)
+        exps = [(v - top).exp() for v in logits]
+        total = sum(exps)
+        return [e / total for e in exps]
+
+    def rmsnorm(x: list[Any]) -> list[Any]:
+        scale = (sum(xi * xi for xi in x) / len(x) + 1e-5) ** -0.5
+        return [xi * scale for xi in x]
+
+    def gpt(token: int, pos: int, keys: list[list[Any]], values: list[list[Any]]) -> list[Any]:
+        x = rmsnorm([t + p for t, p in zip(state["wte"][token], state["wpe"][pos])])
+        head_dim = N_EMBD // N_HEAD
+        for li in range(N_LAYER):
+            residual = x
+            x = rmsnorm(x)
+            q, k, v = (linear(x, state[f"layer{li}.attn_w{n}"]) for n in "qkv")
+            keys[li].append(k)
+            values[li].append(v)
+            joined: list[Any] = []
+            for h in range(0, N_EMBD, head_dim):
+                scores = [
+                    sum(q[h + j] * kt[h + j] for j in range(head_dim)) / head_dim**0.5 for kt in keys[li]
+                ]
+                weights = softmax(scores)
+                joined += [sum(w * vt[h + j] for w, vt in zip(weights, values[li])) for j in range(head_dim)]
+            x = [a + b for a, b in zip(linear(joined, state[f"layer{li}.attn_wo"]), residual)]
+            residual = x
+            hidden = [h.relu() for h in linear(rmsnorm(x), state[f"layer{li}.mlp_fc1"])]
+            x = [a + b for a, b in zip(linear(hidden, state[f"layer{li}.mlp_fc2"]), residual)]
+        return linear(x, state["lm_head"])
+
+    m, v = [0.0] * len(params), [0.0] * len(params)
+    samples: list[float] = []
+    losses: list[float] = []
+    for step in range(steps):
+        t0 = perf_counter()
+        tokens = [bos, *[chars.index(c) for c in names[step % len(names)]], bos]
+        n = min(BLOCK_SIZE, len(tokens) - 1)
+        keys: list[list[Any]] = [[] for _ in range(N_LAYER)]
+        vals: list[list[Any]] = [[] for _ in range(N_LAYER)]
+        step_losses = [-softmax(gpt(tokens[p], p, keys, vals))[tokens[p + 1]].log() for p in range(n)]
+        loss = (1 / n) * sum(step_losses)
+        loss.backward()
+        lr = LR * (1 - step / total)
+        for i, p in enumerate(params):
+            m[i] = BETA1 * m[i] + (1 - BETA1) * p.grad
+            v[i] = BETA2 * v[i] + (1 - BETA2) * p.grad**2
+            p.data -= (
+                lr * (m[i] / (1 - BETA1 ** (step + 1))) / ((v[i] / (1 - BETA2 ** (step + 1))) ** 0.5 + EPS)
+            )
+            p.grad = 0
+        samples.append(perf_counter() - t0)
+        losses.append(float(loss.data))
+    return {"samples": samples, "loss": losses}
+
+
+def _gpt() -> tuple[Any, Any, list[str]]:
+    from nn import GPT, CharTokenizer  # (ImportError on an engine without it: the callers say so)
+
+    names, _ = _names()
+    tok = CharTokenizer.from_docs(names)
+    model = GPT(tok.vocab_size, BLOCK_SIZE, N_LAYER, N_EMBD, N_HEAD, seed=SEED)
+    return model, tok, names
+
+
+def gpt_eager(steps: int, compiled_steps: int) -> dict[str, Any]:
+    """The first ``steps`` steps of the ``compiled_steps``-step training of ``nn.GPT``, eagerly, with
+    ``nn.optim.Adam`` on microgpt's settings; each step timed."""
+    from nn.optim import Adam
+
+    try:
+        model, tok, names = _gpt()
+    except (ImportError, AttributeError):
+        return {"samples": [], "status": NO_GPT}
+    opt = Adam(model.parameters(), lr=LR, betas=(BETA1, BETA2), eps=EPS)
+    samples, losses = [], []
+    for step in range(steps):
+        t0 = perf_counter()
+        opt.zero_grad()
+        loss = model.loss(tok.document(names[step % len(names)]))
+        loss.backward()
+        opt.lr = LR * (1 - step / compiled_steps)
+        opt.step()
+        samples.append(perf_counter() - t0)
+        losses.append(loss.data)
+    return {"samples": samples, "loss": losses}
+
+
+def gpt_compiled(steps: int, compiled_steps: int) -> dict[str, Any]:
+    """``nn.GPT`` with ``compile_loss()``: the whole ``compiled_steps``-step training (microgpt's
+    1,000), the traces (one per name length) included; the sample is the mean time per step over
+    the run, so the traces are amortised as in a real training run."""
+    from nn.optim import Adam
+
+    shown, steps = steps, compiled_steps
+    try:
+        model, tok, names = _gpt()
+    except (ImportError, AttributeError):
+        return {"samples": [], "status": NO_GPT}
+    opt = Adam(model.parameters(), lr=LR, betas=(BETA1, BETA2), eps=EPS)
+    replay = model.compile_loss()
+    losses = []
+    t0 = perf_counter()
+    for step in range(steps):
+        opt.zero_grad()
+        losses.append(replay.backward(tok.document(names[step % len(names)])))
+        opt.lr = LR * (1 - step / steps)
+        opt.step()
+    total = perf_counter() - t0
+    if not all(math.isfinite(x) for x in losses):
+        return {"samples": [], "status": "a loss was not finite"}
+    # the losses of the steps the other rows run (the same learning rates), and the last one
+    traces = len(replay.traces)
+    return {"samples": [total / steps], "loss": losses[:shown], "final_loss": losses[-1], "traces": traces}
