@@ -2,8 +2,8 @@
 
 ``explore``'s backpropagation page and ``nn.recorder``'s training replay are each one
 self-contained HTML file, made from asset files that linters and browsers see as
-what they are: a template (``explorer.html``, ``replay.html``), its CSS and its
-script, and what both pages share, the step controls (``controls.css``,
+what they are: the document's head (``head.html``), a page's body (``explorer.html``,
+``replay.html``), its CSS and its script, and what both pages share, the step controls (``controls.css``,
 ``controls.js``: buttons ``#first``, ``#prev``, ``#play``, ``#next`` and ``#last``, a
 range ``#scrub``, a select ``#speed`` and the keys ← → (step), space (play / pause),
 Home and End; ``mgControls`` wires them to the page's own ``show(frame)``).
@@ -29,8 +29,9 @@ def asset(name: str) -> str:
 
 
 def page(name: str, **fields: str) -> str:
-    """``assets/<name>.html`` with its CSS (``controls.css`` and ``<name>.css``), its scripts
-    (``controls.js`` and ``<name>.js``) and each ``%%FIELD%%`` filled from ``fields``.
+    """``assets/head.html`` and the body ``assets/<name>.html``, with the CSS (``controls.css`` and
+    ``<name>.css``), the scripts (``controls.js`` and ``<name>.js``) and each ``%%FIELD%%`` filled
+    from ``fields``.
 
     Filled in one pass over the template: a field's text is never read again as a
     placeholder.  Fields go in as given, so escape each for where it goes (``html.escape``
@@ -43,4 +44,4 @@ def page(name: str, **fields: str) -> str:
         "PAGE_JS": asset(f"{name}.js"),
         **fields,
     }
-    return PLACEHOLDER.sub(lambda m: values[m.group(1)], asset(f"{name}.html"))
+    return PLACEHOLDER.sub(lambda m: values[m.group(1)], asset("head.html") + asset(f"{name}.html"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.readme_harness import python_blocks, run_markdown
+from tests.test_readme import run_document
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -17,16 +17,7 @@ PAGES = sorted([DOCS / "index.md", *(DOCS / "pages").glob("*.md")])
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_page_blocks_run_and_claims_hold(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = page.read_text()
-    if "render(" in text or "explore(" in text:
-        from tests.graphviz_support import has_dot
-
-        if not has_dot():
-            pytest.skip("the page draws a graph, and Graphviz's `dot` executable is not on PATH")
-    if "compile" in text:
-        pytest.importorskip("numpy", reason="the page's compiled replay needs numpy")
-    monkeypatch.chdir(tmp_path)
-    assert run_markdown(page) == len(python_blocks(text))
+    run_document(page, tmp_path, monkeypatch)
 
 
 def test_every_page_and_notebook_is_in_the_navigation() -> None:

@@ -22,20 +22,26 @@ def test_the_main_readme_has_python_blocks() -> None:
     assert ROOT / "README.md" in READMES
 
 
+def run_document(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run a Markdown file's blocks (the README or a page of the site) in a fresh folder; skip, saying
+    why, when what it draws or compiles needs a tool this machine lacks."""
+    text = path.read_text()
+    if "render(" in text or "explore(" in text:
+        from tests.graphviz_support import has_dot  # skips the test when the graphviz package is absent
+
+        if not has_dot():
+            pytest.skip(f"{path.name} draws a graph, and Graphviz's `dot` executable is not on PATH")
+    if "compile" in text:
+        pytest.importorskip("numpy", reason=f"{path.name}'s compiled replay needs numpy")
+    monkeypatch.chdir(tmp_path)
+    assert run_markdown(path) == len(python_blocks(text))
+
+
 @pytest.mark.parametrize("readme", READMES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_readme_blocks_run_and_claims_hold(
     readme: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    text = readme.read_text()
-    if "render(" in text:
-        from tests.graphviz_support import has_dot  # skips the test when the graphviz package is absent
-
-        if not has_dot():
-            pytest.skip("the README renders a graph, and Graphviz's `dot` executable is not on PATH")
-    if "micrograd.compile" in text:
-        pytest.importorskip("numpy", reason="the README's compiled replay needs numpy")
-    monkeypatch.chdir(tmp_path)
-    assert run_markdown(readme) == len(python_blocks(text))
+    run_document(readme, tmp_path, monkeypatch)
 
 
 # ---- the harness ------------------------------------------------------------------------
