@@ -1,12 +1,13 @@
 """How micrograd's HTML pages are made: from the files in ``micrograd/assets/``.
 
 ``explore``'s backpropagation page and ``nn.recorder``'s training replay are each one
-self-contained HTML file, made from asset files that linters and browsers see as
-what they are: the document's head (``head.html``), a page's body (``explorer.html``,
-``replay.html``), its CSS and its script, and what both pages share, the step controls (``controls.css``,
-``controls.js``: buttons ``#first``, ``#prev``, ``#play``, ``#next`` and ``#last``, a
-range ``#scrub``, a select ``#speed`` and the keys ← → (step), space (play / pause),
-Home and End; ``mgControls`` wires them to the page's own ``show(frame)``).
+self-contained HTML file, made from asset files that linters and browsers see as what
+they are: the document's head and foot (``head.html``; ``foot.html``, the page's data and
+scripts), a page's body (``explorer.html``, ``replay.html``), its CSS and its script, and
+what both pages share, the step controls (``controls.css``, ``controls.js``: buttons
+``#first``, ``#prev``, ``#play``, ``#next`` and ``#last``, a range ``#scrub``, a select
+``#speed`` and the keys ← → (step), space (play / pause), Home and End; ``mgControls``
+wires them to the page's own ``show(frame)``).
 
 >>> html = page("replay", TITLE="a &lt;title&gt;", DATA="{}")
 >>> html.startswith("<!DOCTYPE html>") and "function mgControls(" in html and "%%" not in html
@@ -29,9 +30,9 @@ def asset(name: str) -> str:
 
 
 def page(name: str, **fields: str) -> str:
-    """``assets/head.html`` and the body ``assets/<name>.html``, with the CSS (``controls.css`` and
-    ``<name>.css``), the scripts (``controls.js`` and ``<name>.js``) and each ``%%FIELD%%`` filled
-    from ``fields``.
+    """``assets/head.html``, the body ``assets/<name>.html`` and ``assets/foot.html``, with the CSS
+    (``controls.css`` and ``<name>.css``), the scripts (``controls.js`` and ``<name>.js``) and each
+    ``%%FIELD%%`` filled from ``fields``.
 
     Filled in one pass over the template: a field's text is never read again as a
     placeholder.  Fields go in as given, so escape each for where it goes (``html.escape``
@@ -44,4 +45,5 @@ def page(name: str, **fields: str) -> str:
         "PAGE_JS": asset(f"{name}.js"),
         **fields,
     }
-    return PLACEHOLDER.sub(lambda m: values[m.group(1)], asset("head.html") + asset(f"{name}.html"))
+    template = asset("head.html") + asset(f"{name}.html") + asset("foot.html")
+    return PLACEHOLDER.sub(lambda m: values[m.group(1)], template)

@@ -42,11 +42,13 @@ class Nesting(HTMLParser):
             self.open.pop()
 
 
-@pytest.mark.parametrize(
-    "body", [p for p in sorted(ASSETS.glob("*.html")) if p.name != "head.html"], ids=lambda p: p.name
-)
+BODIES = [p for p in sorted(ASSETS.glob("*.html")) if p.name not in ("head.html", "foot.html")]
+
+
+@pytest.mark.parametrize("body", BODIES, ids=lambda p: p.name)
 def test_html_templates_are_well_nested_and_fill(body: Path) -> None:
-    template = (ASSETS / "head.html").read_text() + body.read_text()
+    head, foot = (ASSETS / "head.html").read_text(), (ASSETS / "foot.html").read_text()
+    template = head + body.read_text() + foot
     parser = Nesting()
     parser.feed(template)
     parser.close()
