@@ -51,8 +51,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .engine import Value
-from .grad_mode import enable_grad, hear_data_reads
+from .grad_mode import enable_grad, hear_data_reads, is_anomaly_enabled
 from .groups import CompileError
+from .nodes import NO_GRAD
 from .replay import BatchedStep, CompiledStep, as_array
 
 __all__ = [
@@ -184,10 +185,24 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     for arr in arrays:
         nested.append(_nest(inputs[start : start + arr.size], arr.shape))
         start += arr.size
+    if is_anomaly_enabled():
+        warnings.warn(
+            "compile() inside detect_anomaly(): the compiled step replays with numpy and checks no "
+            "gradient for nan or inf; to find where a nan comes from, run the step eagerly "
+            "(loss = fn(...); loss.backward()) inside detect_anomaly()",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     with hear_data_reads(_warn_data_read), enable_grad():
         root = fn(*nested)
     if not isinstance(root, Value):
         raise TypeError(f"the traced function must return a Value (the loss), got {type(root).__name__}")
+    if root._op == NO_GRAD:
+        raise CompileError(
+            "the traced function computed its loss under no_grad(), so no graph was recorded and there is "
+            "nothing to differentiate: take the no_grad() block away from the loss (compile traces with "
+            "grad enabled; a no_grad() inside the function still switches it off)"
+        )
     shapes = [a.shape for a in arrays]
     if batched:
         step: CompiledStep = BatchedStep(root, inputs, shapes, param_list, reduction)

@@ -518,3 +518,21 @@ def test_nary_sums_fuse_with_chains() -> None:
     for x in (1.0, -2.5):
         loss, grads = step(x)
         assert (loss, grads.tolist()) == eager(fn, (x,), ps)
+
+
+def test_a_loss_computed_under_no_grad_is_a_compile_error() -> None:
+    w = Value(0.5)
+
+    def fn(xs: Any) -> Value:
+        with micrograd.no_grad():
+            return xs[0] * w
+
+    with pytest.raises(CompileError, match=r"computed its loss under no_grad\(\), so no graph was recorded"):
+        mg_compile(fn, ([1.0],), params=[w])
+
+
+def test_compile_inside_detect_anomaly_warns_that_the_replay_checks_nothing() -> None:
+    w = Value(0.5)
+    with micrograd.detect_anomaly(), pytest.warns(RuntimeWarning, match=r"checks no gradient for nan or inf"):
+        step = mg_compile(lambda xs: xs[0] * w, ([1.0],), params=[w])
+    assert step([2.0])[0] == 1.0
