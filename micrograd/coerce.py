@@ -22,10 +22,13 @@ def is_value(x: object) -> bool:
 
 
 def forward_result(fn: Any, out: Any) -> float:
+    """What an op's forward returned, as the float a node holds; a clear TypeError otherwise."""
     if is_value(out):
         raise TypeError(
-            f"{fn.name}.forward returned a Value; it receives the inputs' numbers and must return a "
-            "number (compute with operators and micrograd.math, not with Values)"
+            f"{fn.name}.forward returned a Value, where a node's data is a number. Either an operand's "
+            ".data holds a Value (`p.data = p - lr * p.grad` puts one there: write `p.data -= lr * p.grad`, "
+            "numbers, or `p.data = (p - lr * p.grad).data`), or forward computes with Values (it receives "
+            "the inputs' numbers: compute with operators and micrograd.math on them)"
         )
     if isinstance(out, (tuple, list)):
         raise TypeError(

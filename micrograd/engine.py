@@ -217,7 +217,8 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
         if reflected:
             self, other = other, self
         node: Value = new_value(Value)
-        node.data = fn.forward(FORWARD_CTX, self.data, other.data)
+        data = fn.forward(FORWARD_CTX, self.data, other.data)
+        node.data = data if type(data) is float else forward_result(fn, data)  # (a clear error, or a float)
         node.grad = 0.0
         if watched_threads and get_ident() in watched_threads:
             return watched(node, (self, other), fn, None)  # inside no_grad or detect_anomaly
@@ -232,7 +233,8 @@ def unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
 
     def method(self: Value) -> Value:
         node: Value = new_value(Value)
-        node.data = fn.forward(FORWARD_CTX, self.data)
+        data = fn.forward(FORWARD_CTX, self.data)
+        node.data = data if type(data) is float else forward_result(fn, data)
         node.grad = 0.0
         if watched_threads and get_ident() in watched_threads:
             return watched(node, (self,), fn, None)

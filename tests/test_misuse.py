@@ -423,3 +423,16 @@ def test_numpy_scalars_are_accepted_wherever_python_numbers_are() -> None:
     assert repr(Layer(i(2), i(3), activation=np.str_("tanh"), seed=i(0))) == "Layer(2, 3, activation='tanh')"
     assert Neuron(np.int8(2), seed=np.uint64(1)).nin == 2
     assert optim.SGD(P, lr=f(0.1), momentum=0.9, nesterov=np.bool_(True)).nesterov is True
+
+
+def test_data_set_to_a_value_is_named_at_the_next_op() -> None:
+    from micrograd import Value
+
+    p = Value(1.0)
+    p.grad = 0.5
+    p.data = p - 0.1 * p.grad  # type: ignore[assignment]  # the slip: a node where a number belongs
+    for use in (lambda: p * 2.0, lambda: p.exp(), lambda: 1.0 + p, lambda: p**2):
+        with pytest.raises(
+            TypeError, match=r"an operand.s \.data holds a Value .*write `p\.data -= lr \* p\.grad`"
+        ):
+            use()
