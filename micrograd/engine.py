@@ -1,26 +1,22 @@
 """Backpropagation on scalars: ``Function``, the lecture's ops, ``Value`` and ``backward()``.
 
-A ``Value`` wraps one number, ``data``, and remembers how it was computed: the
-op that made it and that op's operands (``_prev``, its children).  Computing
-with Values therefore records a graph.  ``backward()`` walks that graph from
-the output back to the inputs and applies the chain rule at every op: each
-node's ``grad``, d(output)/d(node), is the sum over the ops that used the node
-of d(output)/d(op's result) times the op's local derivative d(op's result)/d(node).
+A ``Value`` wraps one number, ``data``, and remembers the op that made it and its operands
+(``_prev``): computing with Values records a graph.  ``backward()`` walks that graph from the
+output back to the inputs, applying the chain rule at every op: a node's ``grad``,
+d(output)/d(node), sums over the ops that used the node d(output)/d(op's result) times the
+op's local derivative d(op's result)/d(node).
 
-Every op is a ``Function``: a ``forward`` that computes the result from the
-operands' numbers, beside a ``backward`` that turns the gradient of the result
-into one gradient per operand (PyTorch's ``torch.autograd.Function``).  That one
-definition is the code that runs everywhere: ``backward()`` below calls it on
-floats, ``grad(..., create_graph=True)`` on Values, ``micrograd.compile`` on
-numpy arrays, and ``explain``, the pictures and forward mode ask it for the
-local derivatives.  Patch a rule (``Mul.backward = my_rule``) and every graph
-built afterwards uses it.
+Every op is a ``Function``: ``forward`` computes the result from the operands' numbers, beside
+``backward``, which turns the result's gradient into one per operand (PyTorch's
+``torch.autograd.Function``).  That one definition runs everywhere: on floats in
+``backward()``, on Values under ``create_graph``, on arrays in ``micrograd.compile``, and for
+``explain``, the pictures and forward mode.  Patch a rule (``Mul.backward = my_rule``) and every
+graph built afterwards uses it.
 
-Reading order: ``Context`` and ``Function``; the lecture's ops (``+``, ``*``,
-``**``, ``tanh``, ``relu``); the graph walk and the chain-rule loop that
-``backward()`` runs; ``Value``.  The rest of the op catalogue (``-``, ``/``,
-``exp``, ``log``, ...) is in ``micrograd/ops.py``, each op the same few lines.
-Last, below the reading path: how nodes are made, hooks, and ``detect_anomaly``.
+Reading order: ``Function`` (its ``ctx``: micrograd/context.py); the lecture's ops (``+``, ``*``,
+``**``, ``tanh``, ``relu``); the graph walk and the chain-rule loop ``backward()`` runs; ``Value``.
+The rest of the catalogue (``-``, ``/``, ``exp``, ...) is micrograd/ops.py.  Last, below the
+reading path: how nodes are made, hooks and ``detect_anomaly``.
 
 >>> x = Value(-4.0)
 >>> y = (2 * x + 2 + x).relu() + x**3 / 2 - (x * x + 1).log()
@@ -279,17 +275,12 @@ def backpropagate(
     into_grad: bool = False,
     observe: Callable[[Value, Any, Sequence[Any] | None, dict[Value, Any]], None] | None = None,
 ) -> dict[Value, Any]:
-    """The chain rule, node by node, from the outputs back to the leaves.
-
-    ``seeds`` holds the outputs' gradients d(root)/d(output).  Returns d(root)/d(node)
-    for every node behind them (None where no gradient reached).  Floats in, floats
-    out; with ``create_graph`` the rules run on Values, so the gradients are nodes
-    of a new graph.  ``into_grad`` also adds each gradient into the node's ``.grad``
-    (``backward()``); ``grad()`` only reads them.  ``observe(node, g, received, grads)``
-    hears each op's step before its operands add what they received (``explain`` and
-    the explorer record them; ``detect_anomaly`` checks them); given, a node built by
-    hand without a rule is a step that sends nothing (``received`` None), not an error.
-    """
+    """The chain rule, node by node, from the outputs (``seeds``: d(root)/d(output)) back to the
+    leaves; returns d(root)/d(node) for every node behind them (None where none reached).  With
+    ``create_graph`` the rules run on Values: the gradients are a new graph.  ``into_grad`` adds
+    each into the node's ``.grad`` (``backward()``).  ``observe(node, g, received, grads)`` hears
+    each op's step (``explain`` records them, ``detect_anomaly`` checks them); given, a node built
+    by hand without a rule is a step that sends nothing (``received`` None), not an error."""
     ruleless_stops = observe is not None  # (else a node built by hand without a rule is an error)
     if observe is None and get_ident() in grad_mode.anomaly_threads:  # check every gradient made
         observe = partial(grad_mode.check_finite, where=where_made)
@@ -432,11 +423,8 @@ class Value:
 
     def backward(self, gradient: Number = 1.0) -> None:
         """Backpropagate from this node: add d(self)/d(node) * gradient into every node's ``.grad``.
-
-        Gradients accumulate, as in PyTorch: calling ``backward`` twice adds twice,
-        so reset them between training steps (``model.zero_grad()``).  A ``.grad``
-        of 0.0 counts as no gradient yet (PyTorch's None), so a first gradient of
-        -0.0 keeps its sign.
+        Gradients accumulate, as in PyTorch (reset them between steps: ``model.zero_grad()``);
+        a ``.grad`` of 0.0 is no gradient yet, so a first gradient of -0.0 keeps its sign.
 
         >>> x = Value(3.0)
         >>> (x * x).backward()
@@ -453,15 +441,9 @@ class Value:
 
     @property
     def _backward(self) -> Callable[[], None]:
-        """One chain-rule step, as micrograd's lecture calls it by hand: add ``self.grad`` times
-        the local derivatives into the operands' ``.grad``.  Assign a closure to give a
-        hand-built node its rule::
-
-            out = Value(t, (self,), 'tanh')
-            def _backward():
-                self.grad += (1 - t**2) * out.grad
-            out._backward = _backward
-        """
+        """One chain-rule step, as micrograd's lecture calls it by hand: add ``self.grad`` times the
+        local derivatives into the operands' ``.grad``.  Assign a closure to give a hand-built node
+        its rule, the lecture's way (``out._backward = _backward``)."""
         if self._fn is HandWritten:
             closure: Callable[[], None] = self._extra.ctx  # type: ignore[union-attr]
             return closure
@@ -508,23 +490,14 @@ class Value:
         return leaf(self.data)
 
     def register_hook(self, hook: Callable[[Any], Any]) -> hooks.RemovableHandle:
-        """Call ``hook(grad)`` when this node's gradient is complete in ``backward()`` or
-        ``grad()``; a number it returns replaces the gradient (as PyTorch's
-        ``Tensor.register_hook``).  Eager only (``compile`` refuses a graph with hooks).
-
-        >>> x = Value(2.0)
-        >>> h = x.register_hook(lambda g: g * 10)
-        >>> (x * x).backward()
-        >>> x.grad
-        40.0
-        >>> h.remove()
-        """
+        """Call ``hook(grad)`` when this node's gradient is complete in ``backward()`` or ``grad()``;
+        a number it returns replaces the gradient (PyTorch's ``Tensor.register_hook``; example in
+        micrograd/hooks.py).  Eager only: ``compile`` refuses a graph with hooks."""
         if not callable(hook):
             raise TypeError(f"register_hook needs a function of the gradient, got {type(hook).__name__}")
         extra = extra_of(self)
-        if extra.hooks is None:
-            extra.hooks = []
-        return hooks.RemovableHandle(extra.hooks, hook)  # (a copy.copy of the node shares the list)
+        extra.hooks = [] if extra.hooks is None else extra.hooks  # (a copy.copy of the node shares it)
+        return hooks.RemovableHandle(extra.hooks, hook)
 
     # numpy: `array * v` must not build an object array of Values; numpy defers to Value's
     # reflected operators instead, which reject arrays with a clear error.
