@@ -249,7 +249,9 @@ class MLP(Module):
     """A multi-layer perceptron: layers of sizes ``nouts`` on ``nin`` inputs.
 
     ``activation`` is either one name for all hidden layers (the last layer is
-    then linear) or a list with one name per layer, the last layer included.
+    then ``output_activation``, linear by default, as micrograd's) or a list with
+    one name per layer, the last layer included.  The lecture's network is all
+    tanh: ``MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh")``.
     Weights come from ``random.Random(seed)``, from ``rng``, or (neither given)
     from Python's global ``random`` module in micrograd's order.
     Parameters are ordered layer by layer, neuron by neuron, weights then bias.
@@ -273,6 +275,7 @@ class MLP(Module):
         init: str = "uniform",
         seed: int | None = None,
         rng: Rng | None = None,
+        output_activation: str | None = None,
     ) -> None:
         nin = _check_size(nin, "nin")
         if isinstance(nouts, (str, bytes)) or not hasattr(nouts, "__len__") or len(nouts) == 0:
@@ -282,7 +285,12 @@ class MLP(Module):
         nouts = [_check_size(n, f"nouts[{i}]") for i, n in enumerate(nouts)]
         sizes = [nin, *nouts]
         if isinstance(activation, str):
-            acts = [activation] * (len(nouts) - 1) + ["linear"]
+            acts = [activation] * (len(nouts) - 1) + [output_activation or "linear"]
+        elif output_activation is not None:
+            raise ValueError(
+                "output_activation goes with one activation name; with a list of activations, "
+                "name the last layer's in the list"
+            )
         else:
             acts = list(activation)
             if len(acts) != len(nouts):

@@ -169,3 +169,20 @@ def test_smooth_layer_gradients_match_finite_differences(activation: str, x: lis
         assume(all(abs(z) > 1e-3 for z in pre))
     assert gradcheck(lambda *a: layer.forward(list(a)), [Value(v) for v in x])
     assert gradcheck(lambda *_: layer.forward(x), layer.parameters())
+
+
+def test_the_lectures_all_tanh_network_and_its_loop_converge() -> None:
+    model = MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh", seed=0)
+    assert model.activations == ["tanh", "tanh", "tanh"]
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    for _ in range(50):  # the lecture's loop: squared error, plain gradient descent
+        loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+        model.zero_grad()
+        loss.backward()
+        for p in model.parameters():
+            p.data -= 0.05 * p.grad
+    assert loss.data < 0.05
+    assert all((model(x).data > 0) == (y > 0) for x, y in zip(xs, ys))
+    with pytest.raises(ValueError, match="output_activation goes with one activation name"):
+        MLP(3, [4, 1], activation=["tanh", "tanh"], output_activation="tanh")
