@@ -22,7 +22,7 @@ import micrograd  # noqa: E402
 from micrograd import Value  # noqa: E402
 from micrograd.compile import CompiledStep, CompileError, TracerWarning  # noqa: E402
 from micrograd.compile import compile as mg_compile  # noqa: E402
-from micrograd.groups import ordered_sum  # noqa: E402
+from micrograd.compile.groups import ordered_sum  # noqa: E402
 
 
 def eager(

@@ -398,7 +398,7 @@ def test_a_sum_sends_each_terms_gradient_straight_or_through_a_gather_and_the_nu
     """A sum whose terms are a node used once (its gradient goes straight), a node used twice
     (through contribution slots, then gathered), a parameter and a number; subtracted terms too.
     Repeated calls, with the arrays kept from call to call, give the same numbers."""
-    from micrograd.groups import CONTRIB, GVALS
+    from micrograd.compile.groups import CONTRIB, GVALS
 
     a, b = Value(0.5), Value(-1.5)
     params = [a, b]
@@ -513,7 +513,7 @@ def test_a_gather_reads_an_engine_ops_gradients_where_the_op_made_them() -> None
 
 
 def _layer_losses() -> dict[str, tuple[Callable[..., Value], list[Value]]]:
-    """Losses of a layer of three neurons on two inputs, ``b + w . x``, laid out or not by _blocks."""
+    """Losses of a layer of three neurons on two inputs, ``b + w . x``, laid out or not (place_blocks)."""
     rng = np.random.default_rng(11)
     w = [
         [Value(float(v)) for v in row]
@@ -546,7 +546,7 @@ def _layer_losses() -> dict[str, tuple[Callable[..., Value], list[Value]]]:
 def test_a_sum_reads_a_layers_bias_and_products_as_one_block_or_gathers_them_with_the_same_numbers(
     case: str,
 ) -> None:
-    """_blocks puts a layer's biases right before its products, laid out term by term, so that
+    """layout.place_blocks puts a layer's biases right before its products, laid out term by term, so that
     the neurons' sum reads them as one view; where that cannot be (a bias in two sums, terms
     with signs) the terms are gathered.  Either way: the eager engine's numbers, bit for bit."""
     fn, params = _layer_losses()[case]
@@ -562,3 +562,74 @@ def test_a_sum_reads_a_layers_bias_and_products_as_one_block_or_gathers_them_wit
     loss, grads = unbatched(X[0])
     e_loss, e_grads = eager_loop(fn, (X[:1],), params, "sum")
     assert equal(loss, e_loss) and all(equal(g, e) for g, e in zip(grads.tolist(), e_grads))
+
+
+# ---- compile in named phases: trace, plan (with optional passes), run --------------------------
+
+
+@pytest.mark.parametrize("share", [True, False])
+def test_the_plans_optional_passes_change_the_work_not_the_numbers(share: bool) -> None:
+    """trace -> plan -> run by hand: with the layout pass off, the step gathers copies where it
+    read views; with the batching pass off, it computes per sample what the samples share.  Its
+    numbers stay the eager loop's, bit for bit."""
+    from micrograd.compile.plan import Plan, make_plan
+    from micrograd.compile.trace import trace
+
+    model, loss_fn = moons_model()
+    params = model.parameters()
+    X, t = moons_batch(7, seed=2)
+    views = {}
+    for layout in (True, False):
+        plan = make_plan(trace(loss_fn, (X[0], t[0]), params), batched=True, share=share, layout=layout)
+        assert isinstance(plan, Plan)
+        step = BatchedStep(plan)
+        groups = [grp for _, grp in step._groups]
+        assert any(grp.shared for grp in groups) is share
+        views[layout] = sum(type(rows) is slice for grp in groups for rows in grp.rows)
+        loss, grads = step(X, t)
+        e_loss, e_grads = eager_loop(loss_fn, (X, t), params)
+        assert equal(loss, e_loss) and all(equal(g, e) for g, e in zip(grads.tolist(), e_grads))
+        unbatched = CompiledStep(make_plan(trace(loss_fn, (X[0], t[0]), params), layout=layout))
+        loss, grads = unbatched(X[0], t[0])
+        e_loss, e_grads = eager_loop(loss_fn, (X[:1], t[:1]), params, "sum")
+        assert equal(loss, e_loss) and all(equal(g, e) for g, e in zip(grads.tolist(), e_grads))
+    assert views[True] > views[False]  # the weights and the layers' sums read as views
+
+
+def test_the_plan_names_its_parts() -> None:
+    """Groups are keyed by a named tuple (level, op, ...), edges and gather sources too: no
+    positional keys to decode."""
+    from micrograd.compile.batching import Sharing
+    from micrograd.compile.graph import read_graph
+    from micrograd.compile.grouping import GroupKey, group_nodes
+    from micrograd.compile.groups import Edge
+    from micrograd.compile.trace import trace
+
+    w, b = Value(0.5), Value(-1.0)
+    graph = read_graph(trace(lambda x: (w * x + b).tanh() - w * 2.0, (3.0,), [w, b]))
+    keys, groups, _ = group_nodes(graph, Sharing())
+    assert all(isinstance(k, GroupKey) for k in keys)
+    assert [(k.level, k.op.name if k.op else "sum", len(groups[k])) for k in keys] == [
+        (1, "*", 2),  # w * x and w * 2.0: one op, one group, the constant 2.0 an operand
+        (2, "sum", 1),  # w*x + b
+        (3, "tanh", 1),
+        (4, "sum", 1),  # tanh(...) - w*2.0: a sum with signs
+    ]
+    step = mg_compile(lambda x: (w * x + b).tanh() - w * 2.0, (3.0,), params=[w, b])
+    edges = [e for _, grp in step._groups for e in grp.edges if e is not None]
+    assert edges and all(isinstance(e, Edge) for e in edges)
+
+
+def test_no_function_of_the_compile_package_runs_over_60_lines() -> None:
+    import ast
+    from pathlib import Path
+
+    package = Path(micrograd.__file__).parent / "compile"
+    long = []
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if lines > 60:
+                    long.append(f"{path.name}:{node.lineno} {node.name} ({lines} lines)")
+    assert len(list(package.glob("*.py"))) >= 8 and not long, long

@@ -3,18 +3,18 @@
 A ``Group`` is the nodes of one level with the same op: one call of the op's own
 ``forward`` and one of its ``backward`` on numpy arrays compute all of them.  A
 ``Gather`` adds up the gradient contributions of nodes used several times, in
-the order the eager ``backward`` adds them (``ordered_sum``).  ``CompileError``
-is what the replay raises when an op cannot run on arrays.  numpy is imported on
-first use (``load_numpy``), never when micrograd is.
+the order the eager ``backward`` adds them (``ordered_sum``).  ``Edge`` says where
+a group's backward sends an operand's gradients, ``Target`` the array they land in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .context import Context
-from .engine import Function
+from ..context import Context
+from ..engine import Function
+from .errors import HOW_TO_FIX, CompileError, load_numpy
 
 if TYPE_CHECKING:
     import numpy as np
@@ -24,27 +24,29 @@ if TYPE_CHECKING:
     Indices = NDArray[np.intp]
 
 
-class CompileError(TypeError):
-    """The traced graph holds something that cannot be replayed on arrays (the message names it)."""
+# Where a group's backward writes an operand's contributions (``Edge.dest``): contribution
+# slots, to be gathered (all samples, or one column when the samples share them), or straight
+# into a gradient: a node's (all samples, or one column), a parameter's.
+CONTRIB, C_FIRST, GVALS, G_FIRST, GRADS = range(5)
 
 
-def load_numpy() -> Any:
-    global _np
-    if _np is None:
-        try:
-            import numpy
-        except ImportError as e:
-            raise ImportError("micrograd.compile needs numpy: pip install numpy") from e
-        _np = numpy
-    return _np
+class Edge(NamedTuple):
+    """Where a group's backward sends the gradients for one operand (an ordered sum: for
+    some of its terms, ``terms``): ``dest``, one of CONTRIB, C_FIRST, GVALS, G_FIRST and GRADS,
+    and ``rows``, the rows of that array (a slice when consecutive; a sum's: (terms, nodes))."""
+
+    dest: int
+    rows: Any
+    terms: Sequence[int] = ()
 
 
-_np: Any = None  # numpy, once a step needs it (importing micrograd does not import it)
+class Target(NamedTuple):
+    """An ``Edge`` bound to its array for one allocation: gradients go to ``array[key]`` (the
+    key ``...`` for a view of consecutive rows), a sum's terms multiplied by ``signs`` first."""
 
-HOW_TO_FIX = (
-    "write its forward and backward with operators and micrograd.math (micrograd.math.where(cond, a, b) "
-    "instead of an `if` on data, micrograd.math.exp instead of math.exp), so that they run on numpy arrays"
-)
+    array: Any
+    key: Any
+    signs: Any = None
 
 
 class Group:
@@ -53,13 +55,12 @@ class Group:
     ``args`` holds one index array per operand (a sum: one (terms, nodes) matrix), ``rows``
     the same, or a slice where they are consecutive and the op is the engine's own;
     the outputs occupy the slots ``start:stop``; ``edges[k]`` says where operand k's
-    gradients go (None: not needed): ``(CONTRIB or C_FIRST, slice of contribution slots)``,
-    or straight to the gradient of nodes used once, ``(GVALS, G_FIRST or GRADS, rows)``;
-    a sum's edges are per term instead, ``(destination, slots or (terms, nodes) rows, terms)``,
-    its terms going straight or to contribution slots row by row (term k of every node).
+    gradients go (None: not needed): contribution slots (``CONTRIB``, ``C_FIRST``) or straight
+    to the gradient of nodes used once (``GVALS``, ``G_FIRST``, ``GRADS``); a sum's edges are
+    per destination instead, each for some of its terms, row by row (term k of every node).
     For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
     ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward.
-    ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``_shared_by_all_samples``)."""
+    ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``batching.py``)."""
 
     __slots__ = (
         "args",
@@ -101,12 +102,12 @@ class Group:
         self.scratch: list[Any] = []  # arrays the forward gathers operands into (None: a view)
         self.views: list[Any] = []  # (per allocation) the operands that are views, else None
         self.dest: Any = None  # (per allocation) the value rows the outputs go to
-        self.spread: Any = None  # (per allocation) rows to copy them to as well (see _scratch)
+        self.spread: Any = None  # (per allocation) rows to copy them to as well (see run.py)
         self.flat: Any = None  # (per allocation) an ordered sum's rows as one flat view, or None
         self.g: Any = None  # (per allocation) the gradient rows of the outputs; None: none needed
-        self.into: list[Any] = []  # (per allocation) ``edges`` as arrays to write into (see _scratch)
+        self.into: list[Target | None] = []  # (per allocation) ``edges`` bound to their arrays
         self.signs: Floats | None = None
-        self.edges: list[tuple[Any, ...] | None] = []
+        self.edges: list[Edge | None] = []
         self.ctx: Context | None = None
         self.kept: Sequence[Any] = ()  # the last backward's gradients (see call_backward)
         # batched: values the same for every sample (computed once, in the one-column arrays), written
@@ -175,9 +176,10 @@ class Group:
         (an ordered sum: ``sign * g``) or through the op's backward, to where ``into`` says."""
         np, g, into = load_numpy(), self.g, self.into
         if self.fn is None:
+            terms = [to for to in into if to is not None]  # (a sum's edges all lead somewhere)
 
             def run_sum() -> None:
-                for target, key, signs in into:
+                for target, key, signs in terms:
                     if signs is None:
                         target[key] = g
                     elif key is ...:  # contribution slots: (terms, nodes[, batch]), a view
@@ -191,7 +193,7 @@ class Group:
         def run_op() -> None:
             for to, dx in zip(into, call(g)):
                 if to is not None:  # None: no gradient; -0.0 adds nothing, signed zeros included
-                    to[0][to[1]] = -0.0 if dx is None else dx
+                    to.array[to.key] = -0.0 if dx is None else dx
 
         return run_op
 
@@ -244,7 +246,7 @@ class Gather:
         # into the nodes' gradients (""), or the step's array of that name: the parameters'
         # gradients ("_grads") or (batched) their shared prefixes ("_prefix", see after_shared)
         self.into = ""
-        # Per allocation (CompiledStep._scratch): the array its contributions are taken into, when
+        # Per allocation (run.py's CompiledStep.bind): the array its contributions are taken into, when
         # there are several of one kind; where the sums go (``dest``, its rows ``view`` when they
         # are a slice, ``flat`` when one flat view of them takes a reduction's result); ``lead``,
         # the count of leading shared contributions (-1: one reduction over all); ``src``, the
@@ -257,14 +259,18 @@ class Gather:
         self.src: Any = None
         # (per allocation) when every contribution is one engine op's gradient for one operand:
         # (its group, the index of that gradient, the slots counted from its first); see
-        # CompiledStep._read_at_source
-        self.source: tuple[Group, int, Indices] | None = None
+        # run.read_at_source
+        self.source: Source | None = None
 
 
-# Where a group's backward writes an operand's contributions (``Group.edges``): contribution
-# slots, to be gathered (all samples, or one column when the samples share them), or straight
-# into a gradient: a node's (all samples, or one column), a parameter's.
-CONTRIB, C_FIRST, GVALS, G_FIRST, GRADS = range(5)
+class Source(NamedTuple):
+    """Where a gather reads its contributions when they are all one engine op's gradients for
+    one operand: that op's ``group``, the ``position`` of the gradient in its ``kept`` ones, and the
+    ``slots`` of the contributions counted from the first of that group's."""
+
+    group: Group
+    position: int
+    slots: Any
 
 
 def as_index(np: Any, rows: Any) -> Any:
@@ -305,16 +311,16 @@ def as_block(np: Any, rows: Any) -> slice | None:
     return None
 
 
-def write_to(np: Any, dest: Floats, rows: Any, tail: tuple[int, ...]) -> tuple[Floats, Any]:
-    """Where an op's gradients for ``rows`` of ``dest`` go: ``(array, key)``, the key ``...`` for a
+def write_to(np: Any, dest: Floats, rows: Any, tail: tuple[int, ...]) -> Target:
+    """Where an op's gradients for ``rows`` of ``dest`` go: a ``Target``, its key ``...`` for a
     view of consecutive rows, else the rows.  Into the parameters' gradients, which a batched
     step holds transposed (one row per sample), numpy writes a view along its contiguous axis,
     reading the gradients ``8 * batch`` bytes apart: when that stride is a multiple of 256 bytes
     (a batch of 32, 64, ...) or the block is large, the reads evict each other from the cache
     and row by row, through the rows as an index, is up to 2.5x faster."""
     if type(rows) is not slice:
-        return dest, rows
+        return Target(dest, rows)
     transposed = dest.ndim == 2 and dest.strides[0] < dest.strides[1]  # (one row per sample)
     if transposed and (rows.stop - rows.start > 512 or (8 * tail[0]) % 256 == 0):
-        return dest, np.arange(rows.start, rows.stop)
-    return dest[rows], ...
+        return Target(dest, np.arange(rows.start, rows.stop))
+    return Target(dest[rows], ...)

@@ -1,16 +1,23 @@
 """Compiled replay: trace a scalar loss once, then replay it as a few numpy array ops per step.
 
 A training step builds the same graph every time; only the numbers change.
-``compile`` calls the loss function once on Values (the trace, here), records
-the graph, and turns it into a short program over numpy arrays, in named phases:
-the trace; the plan (``replay.CompiledStep.__init__``: nodes grouped by
-topological level, op and parameters, so that one call computes every node of a
-group, ``groups._Group``, operands gathered with index arrays, and left chains
-of additions such as ``sum(...)`` or a neuron's ``w . x + b`` fused into one
-ordered sum); and the replay (``_forward``, ``_backward``).  There is no table of ops: each
-group runs its op's own ``Function.forward`` and ``backward`` on the arrays,
-the very definition the eager engine runs on floats.  No Value is made and no
-per-node Python runs during a step.
+``compile`` turns it into a short program over numpy arrays, in three phases,
+each a module of this package:
+
+1. **trace** (``trace.py``): call the loss function once on Values and keep the graph;
+2. **plan** (``plan.py``, a ``Plan``): read the graph (``graph.py``: left chains of
+   additions such as ``sum(...)`` or a neuron's ``w . x + b`` fused into one
+   ordered sum), group its nodes by topological level, op and parameters so that
+   one numpy call computes a group (``grouping.py``), then two optional passes, the
+   memory layout (``layout.py``: operands read as views) and, batched, what the
+   samples share (``batching.py``), and decide where every gradient goes
+   (``routes.py``);
+3. **run** (``run.py``, ``CompiledStep``): replay the plan on arrays, groups
+   forward, gradients backward (``groups.py``: ``Group``, ``Gather``).
+
+There is no table of ops: each group runs its op's own ``Function.forward`` and
+``backward`` on the arrays, the very definition the eager engine runs on floats.
+No Value is made and no per-node Python runs during a step.
 
 The results are the eager engine's, bit for bit: ``micrograd.math`` applies
 the float functions (exp, log, tanh, pow, ...) element by element, sums add
@@ -50,11 +57,11 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .engine import Value
-from .grad_mode import enable_grad, hear_data_reads, is_anomaly_enabled
-from .groups import CompileError
-from .nodes import NO_GRAD
-from .replay import BatchedStep, CompiledStep, as_array
+from ..engine import Value
+from .errors import CompileError
+from .plan import make_plan
+from .run import BatchedStep, CompiledStep
+from .trace import TracerWarning, trace
 
 __all__ = [
     "BatchedStep",
@@ -64,44 +71,6 @@ __all__ = [
     "TracerWarning",
     "compile",
 ]
-
-
-class TracerWarning(UserWarning):
-    """The traced function turned a Value into a Python bool or float: whatever it
-    decided with it is fixed in the compiled step (``torch.jit.TracerWarning``'s role)."""
-
-
-def _nest(values: list[Value], shape: tuple[int, ...]) -> Any:
-    """Values in nested lists of ``shape``, as ``ndarray.tolist()`` would nest numbers."""
-    if not shape:
-        return values[0]
-    if len(shape) == 1:
-        return values
-    step = len(values) // shape[0] if shape[0] else 0
-    return [_nest(values[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
-
-
-def _param_list(params: Any) -> list[Value]:
-    """``params`` as a list, or a TypeError that says what to pass."""
-    if isinstance(params, Value):
-        return [params]
-    if callable(getattr(params, "parameters", None)):
-        raise TypeError(
-            f"compile(params=...) takes the parameters, not the model: pass params=model.parameters() "
-            f"(got a {type(params).__name__})"
-        )
-    if callable(params):
-        raise TypeError(
-            f"compile(params=...) got a function or method ({getattr(params, '__qualname__', params)!r}); "
-            "call it: params=model.parameters()"
-        )
-    try:
-        return list(params)
-    except TypeError:
-        raise TypeError(
-            "compile(params=...) takes a list of Values (e.g. model.parameters()), "
-            f"got {type(params).__name__}"
-        ) from None
 
 
 class FrozenParametersWarning(UserWarning):
@@ -154,6 +123,24 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     >>> loss, grads.tolist()
     (1.25, [5.0])
     """
+    args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
+    check_options(fn, args, batched, reduction)
+    traced = trace(fn, args, params)
+    plan = make_plan(traced, batched=batched)
+    step = BatchedStep(plan, reduction) if batched else CompiledStep(plan)
+    if not traced.params and step.frozen_values:
+        warnings.warn(
+            f"compile() got no params, but the loss reads {step.frozen_values} Value(s) made outside the "
+            "traced function (a model's weights?): they are frozen at their traced values and get no "
+            "gradients, so training would not move them. Pass params=model.parameters()",
+            FrozenParametersWarning,
+            stacklevel=2,
+        )
+    return step
+
+
+def check_options(fn: object, args: tuple[Any, ...], batched: object, reduction: object) -> None:
+    """A TypeError or ValueError that says what to pass, for options ``compile`` cannot take."""
     if not callable(fn):
         raise TypeError(f"compile() needs a function to trace, got {type(fn).__name__}")
     if not isinstance(batched, bool):
@@ -165,64 +152,5 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
             "compile(reduction=...) reduces over a batch: it needs batched=True "
             "(an unbatched step returns the traced loss as it is)"
         )
-    args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     if batched and not args:
         raise ValueError("compile(batched=True) needs at least one input to carry the batch axis")
-    arrays = [as_array(x, f"example input {i}") for i, x in enumerate(args)]
-    param_list = _param_list(params)
-    for i, p in enumerate(param_list):
-        if not isinstance(p, Value):
-            raise TypeError(f"params[{i}] must be a Value, got {type(p).__name__}: {p!r}")
-        if p._prev:
-            raise ValueError(
-                f"params[{i}] is the output of op {p._op!r}, not a leaf; parameters must be leaf Values"
-            )
-    if len(set(param_list)) != len(param_list):
-        raise ValueError("params holds the same Value more than once")
-
-    inputs = [Value(x) for arr in arrays for x in arr.ravel().tolist()]
-    nested, start = [], 0
-    for arr in arrays:
-        nested.append(_nest(inputs[start : start + arr.size], arr.shape))
-        start += arr.size
-    if is_anomaly_enabled():
-        warnings.warn(
-            "compile() inside detect_anomaly(): the compiled step replays with numpy and checks no "
-            "gradient for nan or inf; to find where a nan comes from, run the step eagerly "
-            "(loss = fn(...); loss.backward()) inside detect_anomaly()",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    with hear_data_reads(_warn_data_read), enable_grad():
-        root = fn(*nested)
-    if not isinstance(root, Value):
-        raise TypeError(f"the traced function must return a Value (the loss), got {type(root).__name__}")
-    if root._op == NO_GRAD:
-        raise CompileError(
-            "the traced function computed its loss under no_grad(), so no graph was recorded and there is "
-            "nothing to differentiate: take the no_grad() block away from the loss (compile traces with "
-            "grad enabled; a no_grad() inside the function still switches it off)"
-        )
-    shapes = [a.shape for a in arrays]
-    if batched:
-        step: CompiledStep = BatchedStep(root, inputs, shapes, param_list, reduction)
-    else:
-        step = CompiledStep(root, inputs, shapes, param_list)
-    if not param_list and step.frozen_values:
-        warnings.warn(
-            f"compile() got no params, but the loss reads {step.frozen_values} Value(s) made outside the "
-            "traced function (a model's weights?): they are frozen at their traced values and get no "
-            "gradients, so training would not move them. Pass params=model.parameters()",
-            FrozenParametersWarning,
-            stacklevel=2,
-        )
-    return step
-
-
-def _warn_data_read(what: str, kind: str) -> None:
-    warnings.warn(
-        f"{what} while micrograd.compile traces: the outcome is baked into the compiled step "
-        "and will not follow new inputs or parameters (as with torch.jit.trace)",
-        TracerWarning,
-        stacklevel=4,
-    )

@@ -1,0 +1,69 @@
+"""An optional pass of ``micrograd.compile``'s plan, for batched steps: what the samples share.
+
+A batched step replays one sample's graph on every sample at once, each value a row of
+one number per sample.  Some values are the same for every sample (an L2 term of the
+parameters, a constant's ``exp``): this pass finds them, and the gradients that are the
+same for every sample too, so that the plan computes them once, on arrays of one
+column, instead of once per sample (what ``jax.vmap`` does when it leaves unbatched
+values unbatched).  Without it (``Sharing()``), every group runs on every sample: the
+same numbers, more work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..engine import Value
+from .graph import Graph
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """``values``: nodes whose value is the same for every sample; ``gradients``: nodes whose
+    gradient is; ``edges``: ranks of the edges whose contribution is; ``narrow``: nodes whose
+    group runs its backward on one column; ``wide``: shared values that per-sample ops read,
+    so written to every sample's row too.  Empty: nothing shared (an unbatched step)."""
+
+    values: set[Value] = field(default_factory=set)
+    gradients: set[Value] = field(default_factory=set)
+    edges: set[int] = field(default_factory=set)
+    narrow: set[Value] = field(default_factory=set)
+    wide: set[Value] = field(default_factory=set)
+
+
+def shared_by_all_samples(graph: Graph) -> Sharing:
+    """What every sample shares in ``graph``.
+
+    A value is shared when it depends on no input (only parameters and constants), through the
+    engine's own ops: a user ``Function`` is only ever run on arrays of one shape, as when it was
+    probed, never on a mix of shared and per-sample ones.  Going backward from the loss (whose
+    gradient is 1 for every sample), a sum hands each term ``sign * g``, shared when ``g`` is; any
+    other op's contributions are shared when its operands, its output and ``g`` all are; and a
+    node's gradient is shared when every contribution to it is."""
+    operands, ops, inputs = graph.operands, graph.ops, set(graph.trace.inputs)
+    values: set[Value] = set()
+    for v in graph.computed:
+        if (v not in ops or ops[v].builtin) and all(
+            t.value in values if t.value in operands else t.value not in inputs for t in operands[v]
+        ):
+            values.add(v)
+    gradients: set[Value] = {graph.trace.root}
+    varying: set[Value] = set()  # nodes with a contribution that differs between samples
+    edges: set[int] = set()
+    for v in reversed(graph.computed):  # every node after all of its consumers
+        same = v in gradients and v not in varying and (v not in ops or v in values)
+        for t in operands[v]:
+            if graph.needs_grad.get(t.value, False):
+                if same:
+                    edges.add(t.rank)
+                    gradients.add(t.value)
+                else:
+                    varying.add(t.value)
+    gradients -= varying
+    # a group whose contributions are shared runs its backward on one column too
+    narrow = {v for v in graph.computed if v in gradients and (v not in ops or v in values)}
+    wide = {graph.trace.root}  # shared values read as whole rows: the loss and per-sample ops' operands
+    for v in graph.computed:
+        if v not in values:
+            wide.update(t.value for t in operands[v])
+    return Sharing(values, gradients, edges, narrow, wide)

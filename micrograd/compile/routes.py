@@ -1,0 +1,173 @@
+"""Phase 2c of ``micrograd.compile``'s plan: where every gradient contribution goes.
+
+Each group becomes a ``Group`` bound to its slots.  For every edge whose operand needs
+a gradient, the backward sends the contribution either straight into the gradient of
+its target (a node used once, or a parameter's last use after shared ones) or into a
+contribution slot; a ``Gather`` then adds up each node's contribution slots in the
+eager order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..engine import Value
+from .batching import Sharing
+from .errors import load_numpy
+from .graph import Graph
+from .grouping import GroupKey, Template
+from .groups import C_FIRST, CONTRIB, G_FIRST, GRADS, GVALS, Edge, Gather, Group, as_block, as_index
+from .layout import Layout
+
+
+class Router:
+    """Decides where contributions go, handing out contribution slots as it goes.
+
+    ``incoming``: the ranks of the edges that bring each node a gradient; ``edge_slot``: the
+    contribution slot of each gathered edge; ``prefixed``: parameters whose last contribution
+    goes straight in, after their shared ones (see ``after_shared``)."""
+
+    def __init__(self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool) -> None:
+        self.graph, self.sharing, self.layout, self.batched = graph, sharing, layout, batched
+        self.incoming: dict[Value, list[int]] = {}
+        for v in graph.computed:
+            for t in graph.operands[v]:
+                if graph.needs_grad.get(t.value, False):
+                    self.incoming.setdefault(t.value, []).append(t.rank)
+        self.edge_slot: dict[int, int] = {}  # rank -> contribution slot
+        self.n_contrib = 0
+        self.prefixed: list[Value] = []
+
+    def after_shared(self, c: Value, r: int) -> bool:
+        """(Batched) edge ``r`` is parameter ``c``'s last contribution, the only one that differs
+        between samples: the shared ones before it add up once, on one column, into the
+        parameter's shared prefix, which ``BatchedStep`` adds to every sample's gradient
+        afterwards (``prefix + x`` is ``x + prefix``, bit for bit)."""
+        rs, shared = self.incoming[c], self.sharing.edges
+        return (
+            self.batched
+            and c in self.graph.param_index
+            and r == max(rs)
+            and r not in shared
+            and all(x in shared for x in rs if x != r)
+        )
+
+    def straight(self, targets: Sequence[Value], ranks: Sequence[int]) -> Edge | None:
+        """Where contributions can go straight into their targets' gradients: each is the target's
+        only one (nothing to add), unused (a constant's, an input's) or a parameter's last after
+        shared ones, the targets all parameters or all nodes whose gradients are read alike; the
+        ``Edge`` (its rows a list), else None."""
+        incoming, params = self.incoming, self.graph.param_index
+        if not all(len(incoming.get(c, ())) <= 1 or self.after_shared(c, r) for c, r in zip(targets, ranks)):
+            return None
+        if all(c in params for c in targets):
+            self.prefixed.extend(c for c in targets if len(incoming[c]) > 1)
+            return Edge(GRADS, [self.layout.grad_row[c] for c in targets])
+        read_first = {c in self.sharing.narrow for c in targets if c in incoming}  # one column only?
+        if any(c in params for c in targets) or len(read_first) > 1:
+            return None
+        return Edge(G_FIRST if True in read_first else GVALS, [self.layout.slot[c] for c in targets])
+
+    def gathered(self, ranks: Iterable[int], narrow: bool) -> Edge:
+        """Contribution slots for the edges ``ranks``, in order (to be gathered)."""
+        start = self.n_contrib
+        for r in ranks:
+            self.edge_slot[r] = self.n_contrib
+            self.n_contrib += 1
+        return Edge(C_FIRST if narrow else CONTRIB, slice(start, self.n_contrib))
+
+    def group(self, key: GroupKey, members: list[Value], templates: dict[Value, Template]) -> Group:
+        """The ``Group`` of ``members``, its operands' rows and its edges."""
+        start = self.layout.slot[members[0]]
+        if key.op is None:
+            grp = self.sum_group(key, members, start)
+        else:
+            grp = self.op_group(key, members, templates[members[0]], start)
+        grp.shared, grp.narrow = key.shared, key.narrow
+        grp.wide = not grp.shared or any(v in self.sharing.wide for v in members)
+        return grp
+
+    def sum_group(self, key: GroupKey, members: list[Value], start: int) -> Group:
+        """An ordered sum's group: its terms as a (terms, nodes) matrix of slots, and its edges, term
+        by term (a row: that term of every node), one per kind of destination, the terms that
+        cannot go straight into one block of contribution slots."""
+        np, slot = load_numpy(), self.layout.slot
+        grp = Group(None, (), start, start + len(members))
+        cols = [self.graph.operands[v] for v in members]
+        grp.args = [np.array([[slot[t.value] for t in col] for col in cols], dtype=np.intp).T.copy()]
+        signs = np.array([[t.sign for t in col] for col in cols]).T.copy()
+        # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
+        grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self.batched)
+        # the terms' rows: one block of slots (see layout.py), read as a view, else gathered;
+        # a view only without signs, which the replay multiplies the terms by in place
+        block = as_block(np, grp.args[0]) if grp.signs is None else None
+        grp.rows = [block] if block is not None else grp.args
+        if not any(key.needs):
+            return grp
+        rows = list(zip(*cols))  # (terms, nodes)
+        by_kind: dict[int, tuple[list[int], list[Any]]] = {}
+        gathered_terms: list[int] = []
+        for t, row in enumerate(rows):
+            to = self.straight([term.value for term in row], [term.rank for term in row])
+            if to is None:
+                gathered_terms.append(t)
+            else:
+                terms_k, rows_k = by_kind.setdefault(to.dest, ([], []))
+                terms_k.append(t)
+                rows_k.append(to.rows)
+        for kind, (terms_k, rows_k) in by_kind.items():
+            grp.edges.append(Edge(kind, np.array(rows_k, dtype=np.intp), terms_k))
+        if gathered_terms:  # the slot of its i-th gathered term of node j: i * len(members) + j
+            ranks = [term.rank for t in gathered_terms for term in rows[t]]
+            grp.edges.append(self.gathered(ranks, key.narrow)._replace(terms=gathered_terms))
+        return grp
+
+    def op_group(self, key: GroupKey, members: list[Value], template: Template, start: int) -> Group:
+        """An op's group: one index array of slots per operand, and one edge per operand."""
+        np, slot, rank = load_numpy(), self.layout.slot, self.graph.rank
+        first = members[0]
+        assert key.op is not None
+        grp = Group(key.op, template, start, start + len(members))
+        grp.needs = tuple(key.needs[v] if is_operand else False for is_operand, v in grp.template)
+        grp.args = [
+            np.array([slot[v._prev[k]] for v in members], dtype=np.intp) for k in range(len(first._prev))
+        ]
+        # the engine's ops never write into their operands: views of consecutive rows will do
+        grp.rows = [as_index(np, a) for a in grp.args] if key.op.builtin else grp.args
+        for k, flag in enumerate(key.needs):
+            if not flag:
+                grp.edges.append(None)
+                continue
+            ranks = [rank[v, k] for v in members]
+            to = self.straight([v._prev[k] for v in members], ranks)
+            grp.edges.append(
+                to._replace(rows=as_index(np, to.rows)) if to else self.gathered(ranks, key.narrow)
+            )
+        return grp
+
+    def gathers(
+        self,
+        incoming: dict[Value, list[int]],
+        nodes: Sequence[Value],
+        target: dict[Value, int],
+        into: str = "",
+    ) -> Iterable[tuple[int, Gather]]:
+        """Gathers for ``nodes`` whose contributions (``incoming``) sit in contribution slots: one
+        per level, count and kind of contributions, and width, each with its level.  The eager
+        backward adds a node's contributions in rank order; so do they."""
+        np, graph, sharing = load_numpy(), self.graph, self.sharing
+        buckets: dict[tuple[Any, ...], list[Value]] = {}
+        for v in nodes:
+            if v is not graph.trace.root and v in incoming:
+                kinds = tuple(r in sharing.edges for r in sorted(incoming[v]))
+                # into the parameters' gradients: whole rows; into nodes': one column if shared
+                wide = bool(into) or v not in sharing.narrow
+                buckets.setdefault((graph.level.get(v, 0), kinds, wide), []).append(v)
+        for (level, kinds, wide), members in buckets.items():
+            slots = np.array(
+                [[self.edge_slot[r] for r in sorted(incoming[v])] for v in members], dtype=np.intp
+            )
+            gather = Gather(as_index(np, [target[v] for v in members]), slots.T.copy(), kinds, wide)
+            gather.into = into
+            yield level, gather

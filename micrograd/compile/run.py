@@ -1,0 +1,464 @@
+"""Phase 3 of ``micrograd.compile``: the run.  ``CompiledStep`` replays a plan on numpy
+arrays; ``BatchedStep`` replays it over a batch of samples, one row of numbers per sample.
+
+A step binds the plan to its arrays once per allocation (``bind``: views, scratch
+arrays, where each gradient lands), then every call loads the inputs and the
+parameters' ``.data``, runs the groups forward level by level, and backward from the
+loss, each level's gathers, then its groups, then the parameters' gathers.
+"""
+
+from __future__ import annotations
+
+import reprlib
+import struct
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from .errors import load_numpy
+from .groups import CONTRIB, G_FIRST, Gather, Source, Target, as_block, ordered_sum, sum_uses, write_to
+from .plan import Plan
+from .trace import as_array
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Floats = NDArray[np.float64]
+
+__all__ = ["BatchedStep", "CompiledStep"]
+
+
+class CompiledStep:
+    """A traced loss function replayed with numpy; made by ``compile``.
+
+    Not thread-safe: a step keeps its arrays between calls (compile one per thread).
+    """
+
+    def __init__(self, plan: Plan) -> None:
+        np = load_numpy()
+        trace, layout = plan.trace, plan.layout
+        self.params = tuple(trace.params)
+        self.input_shapes: tuple[tuple[int, ...], ...] = tuple(trace.shapes)
+        self.num_nodes = plan.num_nodes  # traced nodes the loss depends on
+        self.num_groups = len(plan.groups)  # numpy kernels per forward pass
+        self.frozen_values = plan.frozen_values
+        self._levels = plan.levels
+        self._input_sizes = [int(np.prod(s, dtype=np.intp)) for s in trace.shapes]
+        self._n_in, self._n_p = len(trace.inputs), len(trace.params)
+        # The parameters' data is written, and their gradients computed, in the layout's order
+        # (a layer's weight gradients as one block), then put in the order of ``params``.
+        self._slot_params = layout.slot_params
+        self._user_order = np.array([layout.grad_row[p] for p in trace.params], dtype=np.intp)
+        self._pack = struct.Struct(f"{self._n_p}d").pack  # (see _param_data)
+        self._n_region = layout.n_region
+        self._lead_slots = np.array(layout.lead_slots, dtype=np.intp)
+        self._const_rows = layout.const_rows
+        self._vals: Floats = np.zeros(layout.size)
+        self._vals[self._const_rows] = [c.data for c in layout.constants]
+        self._gvals: Floats = np.zeros(layout.size)
+        self._root = layout.slot[trace.root]
+        self._gvals[self._root] = 1.0
+        self._root_param = layout.grad_row.get(trace.root, -1)
+        self._groups = plan.groups
+        self._gathers = plan.gathers
+        self._param_gathers, self._prefix_gathers = plan.param_gathers, plan.prefix_gathers
+        self._contrib: Floats = np.zeros(plan.n_contrib)
+        # (a BatchedStep's own arrays for what the samples share, see _allocate; here the same arrays)
+        self._vals1, self._gvals1, self._contrib1 = self._vals, self._gvals, self._contrib
+        self.bind(())
+
+    def __repr__(self) -> str:
+        return (
+            f"CompiledStep(nodes={self.num_nodes}, levels={self._levels}, groups={self.num_groups}, "
+            f"params={len(self.params)}, input_shapes={list(self.input_shapes)})"
+        )
+
+    # ---- running -------------------------------------------------------------------------------
+
+    def _load(self, inputs: tuple[Any, ...]) -> None:
+        if len(inputs) != len(self.input_shapes):
+            raise ValueError(
+                f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
+                "the graph is fixed at trace time"
+            )
+        vals, at = self._vals, 0
+        for i, (x, shape, size) in enumerate(zip(inputs, self.input_shapes, self._input_sizes)):
+            arr = as_array(x, f"input {i}")
+            if arr.shape != shape:
+                raise ValueError(
+                    f"input {i} has shape {arr.shape}, but the step was traced with shape {shape}; "
+                    "the graph is fixed at trace time, so compile again for another shape"
+                )
+            vals[at : at + size] = arr.ravel()
+            at += size
+        self._put_params(vals, self._param_data())
+
+    def bind(self, tail: tuple[int, ...]) -> None:
+        """Bind the plan to this step's arrays, for rows of shape ``tail`` (``(batch,)``): the
+        arrays a step reuses from call to call (each group's gathered operands, the parameters'
+        gradients), the views it reads, and where each gradient lands.  Fresh arrays of a batch's
+        size at every step would cost more than the copies into them (the allocator hands large
+        ones back to the system and page-faults them in again)."""
+        np = load_numpy()
+        self._bind_forward(tail)
+        # One gradient per parameter (batched: per parameter and sample), rows no gradient reaches
+        # stay 0.  Batched, they are the transposed view of an array with one row per sample, the
+        # layout in which the samples add up in order: the writes of the backward transpose them.
+        self._by_sample: Floats = np.zeros((*tail, self._n_p))
+        self._grads: Floats = self._by_sample.T
+        # (batched) added to every sample's parameter gradients; -0.0 adds nothing, signed zeros included
+        self._prefix: Floats = np.full((self._n_p, 1), -0.0)
+        self._bind_backward(tail)
+        gathers = [
+            *self._param_gathers,
+            *self._prefix_gathers,
+            *(g for gs in self._gathers.values() for g in gs),
+        ]
+        for gather in gathers:
+            self._bind_gather(gather, tail)
+        self._read_at_source(gathers)
+        self._programs()
+
+    def _bind_forward(self, tail: tuple[int, ...]) -> None:
+        """Each group's operands: views of the value arrays where consecutive, else scratch arrays
+        to gather them into; the rows its values go to."""
+        np = load_numpy()
+        vals, first = self._vals, self._vals1
+        for _, grp in self._groups:
+            width = (1,) * len(tail) if grp.shared else tail  # a shared group: one column
+            grp.scratch = [None if type(r) is slice else np.empty(r.shape + width) for r in grp.rows]
+            # views of the value arrays, made once per allocation rather than at every step
+            src = first if grp.shared else vals
+            grp.views = [src[r] if type(r) is slice else None for r in grp.rows]
+            grp.dest = src[grp.start : grp.stop]
+            # (batched) a shared group's values copied to every sample, for the per-sample ops that read them
+            grp.spread = vals[grp.start : grp.stop] if grp.shared and grp.wide and first is not vals else None
+            # an ordered sum adds straight into its rows when they hold exactly its result
+            same = grp.fn is None and grp.dest.flags.c_contiguous
+            grp.flat = grp.dest.reshape(-1) if same else None
+
+    def _bind_backward(self, tail: tuple[int, ...]) -> None:
+        """Each group's gradient rows ``g``, and its ``edges`` bound to the arrays they name (``into``)."""
+        np = load_numpy()
+        gvals = self._gvals
+        to = (self._contrib, self._contrib1, gvals, self._gvals1, self._grads)  # by CONTRIB, C_FIRST, ...
+        for _, grp in self._groups:
+            if not any(grp.edges):
+                grp.g, grp.into = None, []
+                continue
+            grp.g = (to[G_FIRST] if grp.narrow else gvals)[grp.start : grp.stop]
+            if grp.fn is not None:  # where each operand's contributions go
+                grp.into = [
+                    None if edge is None else write_to(np, to[edge.dest], edge.rows, tail)
+                    for edge in grp.edges
+                ]
+                continue
+            grp.into = []  # an ordered sum: per edge, its terms' rows and signs
+            for edge in grp.edges:
+                assert edge is not None
+                terms, array = edge.terms, to[edge.dest]
+                signs = None if grp.signs is None or (grp.signs[terms] > 0).all() else grp.signs[terms]
+                # contribution slots, or rows of gradients that form one block (see layout.py)
+                rows = edge.rows if type(edge.rows) is slice else as_block(np, edge.rows) or edge.rows
+                if type(rows) is slice:  # (terms, nodes[, batch]): a view
+                    block = array[rows].reshape(len(terms), grp.stop - grp.start, *array.shape[1:])
+                    assert np.shares_memory(block, array)  # (writes must land)
+                    grp.into.append(Target(block, ..., signs))
+                else:  # (terms, nodes) rows of gradients
+                    grp.into.append(Target(array, rows, signs))
+
+    def _bind_gather(self, gather: Gather, tail: tuple[int, ...]) -> None:
+        """Where ``gather`` reads its contributions and writes its sums."""
+        np = load_numpy()
+        shared = gather.shared
+        into = {"grads": self._grads, "prefix": self._prefix}
+        gather.dest = into[gather.into] if gather.into else self._gvals if gather.wide else self._gvals1
+        rows = gather.targets
+        gather.view = gather.dest[rows] if type(rows) is slice else None
+        gather.flat = None
+        if len(set(shared)) == 1 and len(shared) > 1:  # one reduction over the uses
+            gather.lead = -1
+            gather.src = self._contrib1 if shared[0] else self._contrib
+            gather.scratch = np.empty(gather.slots.shape + ((1,) * len(tail) if shared[0] else tail))
+            view = gather.view
+            if view is not None and view.shape[1:] == gather.src.shape[1:] and view.flags.c_contiguous:
+                gather.flat = view.reshape(-1)
+        else:  # the leading contributions the samples share, added up on one column, then the rest
+            gather.lead = shared.index(False) if False in shared else len(shared)
+            gather.src = self._contrib1
+
+    def _read_at_source(self, gathers: list[Gather]) -> None:
+        """A gather of contributions that are all one engine op's gradients for one operand reads
+        them from the gradients the op's group keeps (``Group.kept``), and the group's backward
+        writes no copy of them into the contribution slots.  (The engine's ops give arrays of
+        floats, or numbers that broadcast; a user op's gradients are copied, so converted.)"""
+        np = load_numpy()
+        readers = np.full(len(self._contrib), -1)  # slot -> the gather that reads it (-2: several)
+        for i, gather in enumerate(gathers):
+            gather.source = None
+            slots = gather.slots.ravel()
+            readers[slots] = np.where(readers[slots] == -1, i, -2)
+        for _, grp in self._groups:
+            if grp.fn is None or not grp.fn.builtin:
+                continue
+            for k, edge in enumerate(grp.edges):
+                if edge is None or edge.dest != CONTRIB or type(edge.rows) is not slice:
+                    continue
+                block = edge.rows
+                who = set(readers[block].tolist())
+                if len(who) != 1 or min(who) < 0:
+                    continue
+                gather = gathers[who.pop()]
+                if gather.lead >= 0 or not (
+                    block.start <= gather.slots.min() and gather.slots.max() < block.stop
+                ):
+                    continue
+                gather.source = Source(grp, grp.positions[k], gather.slots - block.start)
+                grp.into[k] = None
+
+    def _put_params(self, vals: Floats, data: Floats) -> None:
+        """The parameters' data into their slots: most in one block after the inputs, those
+        that ``layout.place_blocks`` placed before a group's nodes by index."""
+        at, n = self._n_in, self._n_region
+        vals[at : at + n] = data[:n]
+        if n < len(data):
+            vals[self._lead_slots] = data[n:]
+
+    def _param_data(self) -> Floats:
+        """The parameters' current ``.data``, read at every call, in the order of their slots: packed
+        as C doubles (a number converts as ``float()`` converts it), in half of ``fromiter``'s time."""
+        data = [p.data for p in self._slot_params]
+        try:
+            packed = self._pack(*data)
+        except (TypeError, ValueError, OverflowError, struct.error):
+            for p, x in zip(self._slot_params, data):
+                try:
+                    struct.pack("d", x)
+                except (TypeError, ValueError, OverflowError, struct.error) as exc:
+                    raise TypeError(
+                        f"params[{self.params.index(p)}].data is {reprlib.repr(x)}, which is not a float "
+                        f"({exc}); a compiled step reads each parameter's .data as a float at every call"
+                    ) from None
+            raise
+        return load_numpy().frombuffer(packed)  # type: ignore[no-any-return]
+
+    def _programs(self) -> None:
+        """The passes as lists of steps, one per group or gather, in the order they run, each
+        with its arrays bound (made once per allocation, so that a call only runs them).
+
+        Forward: level by level.  The value arrays hold one number per slot, or (batched) one
+        row of numbers per slot, one per sample; a group whose values the samples share
+        runs on the arrays of one column.  Backward: level by level from the loss, each
+        level's gathers, then its groups (a shared group's on one column), then the gathers
+        of the parameters' gradients, in the eager order."""
+        vals, first = self._vals, self._vals1
+        self._forward_steps = [grp.forward_step(first if grp.shared else vals) for _, grp in self._groups]
+        steps: list[Callable[[], None]] = []
+        groups = self._groups
+        i = len(groups) - 1
+        for lvl in range(self._levels, 0, -1):
+            steps += [self._gather_step(gather) for gather in self._gathers.get(lvl, ())]
+            while i >= 0 and groups[i][0] == lvl:
+                grp = groups[i][1]
+                i -= 1
+                if grp.g is not None:  # (None: no operand needs a gradient)
+                    steps.append(grp.backward_step())
+        steps += [self._gather_step(gather) for gather in (*self._param_gathers, *self._prefix_gathers)]
+        self._backward_steps = steps
+
+    def _gather_step(self, gather: Gather) -> Callable[[], None]:
+        """``gather`` as a step: ``_gather``, or, reading at the source, the op's gradients."""
+        if gather.source is None:
+            return partial(self._gather, gather)
+        np = load_numpy()
+        grp, i, slots = gather.source
+        shape = (grp.stop - grp.start, *self._contrib.shape[1:])  # the op's gradients for one operand
+
+        def run() -> None:
+            dx = grp.kept[i]
+            if type(dx) is not np.ndarray or dx.shape != shape:  # None (no gradient: -0.0), or a number
+                dx = np.broadcast_to(-0.0 if dx is None else dx, shape)
+            sum_uses(np, gather, dx, slots)
+
+        return run
+
+    def _forward(self) -> None:
+        """Every group's values."""
+        for run in self._forward_steps:
+            run()
+
+    def _gather(self, gather: Gather) -> None:
+        """The gradients of ``gather``'s nodes into their rows of ``gather.dest``: each the ordered
+        sum of its contributions, first to last (a contribution the samples share is one column)."""
+        np = load_numpy()
+        slots, lead, dest, rows = gather.slots, gather.lead, gather.dest, gather.targets
+        if lead < 0:  # one kind: one reduction over the uses
+            sum_uses(np, gather, gather.src, slots)
+            return
+        # Mixed, or one use: added in place, left to right, the leading shared ones on one column
+        # (-0.0 + x is x, and a + b is b + a, bit for bit: the same sums as ordered_sum's).
+        first, contrib = gather.src, self._contrib
+        total = first.take(slots[0], axis=0) if lead else None
+        for row in slots[1:lead]:
+            total = total + first.take(row, axis=0)
+        if lead == len(slots):
+            dest[rows] = total
+            return
+        out = gather.view if gather.view is not None else np.empty((len(rows), *dest.shape[1:]))
+        contrib.take(slots[lead], axis=0, out=out, mode="clip")  # (in range: clip changes nothing)
+        if total is not None:
+            out += total
+        for row, same in zip(slots[lead + 1 :], gather.shared[lead + 1 :]):
+            out += (first if same else contrib).take(row, axis=0)
+        if gather.view is None:
+            dest[rows] = out
+
+    def _backward(self) -> Floats:
+        """The parameters' gradients (batched: one column per sample), in the eager order."""
+        for run in self._backward_steps:
+            run()
+        grads = self._grads
+        if self._root_param >= 0:
+            grads[self._root_param] = 1.0
+        return grads
+
+    def __call__(self, *inputs: Any) -> tuple[float, Floats]:
+        """Forward and backward for these inputs and the parameters' current ``.data``:
+        ``(loss, grads)``, one gradient per parameter (a new array)."""
+        np = load_numpy()
+        self._load(inputs)
+        with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
+            self._forward()
+            grads = self._backward()[self._user_order]  # (a copy)
+        return float(self._vals[self._root]), grads
+
+    def forward(self, *inputs: Any) -> float:
+        """The loss only, for these inputs and the parameters' current ``.data``."""
+        np = load_numpy()
+        self._load(inputs)
+        with np.errstate(all="ignore"):
+            self._forward()
+        return float(self._vals[self._root])
+
+    def backward(self, *inputs: Any) -> float:
+        """Like ``loss.backward()`` on the eager graph: add each gradient into its parameter's
+        ``.grad`` (so zero them between steps, e.g. ``optimizer.zero_grad()``); returns the loss."""
+        loss, grads = self(*inputs)
+        for p, g in zip(self.params, grads.tolist()):
+            grad = p.grad  # as backward() adds: 0.0 counts as none yet, so -0.0 keeps its sign
+            p.grad = grad + g if grad else g
+        return loss
+
+
+class BatchedStep(CompiledStep):
+    """A loss traced on one sample, replayed over a batch of any size; made by
+    ``compile(..., batched=True)``.
+
+    The plan is the unbatched one (with ``batching.py``'s pass); each slot of the value
+    arrays becomes a row of ``batch`` numbers, one per sample (values shaped ``(nodes,
+    batch)``), so that every group's op runs its own ``forward`` and ``backward`` once on 2-D arrays of shape
+    ``(group size, batch)`` and each sample's numbers are those of the eager engine on
+    that sample, bit for bit.  Parameters and constants are the same for every sample.
+    A sample's parameter gradients add up in the eager order; then the samples' losses
+    and gradients add up first sample to last, as a loop of ``loss.backward()`` calls
+    over the samples adds them into ``.grad``, and with ``reduction="mean"`` are divided
+    by the batch size.  A new batch size reallocates the arrays, nothing more.
+    """
+
+    def __init__(self, plan: Plan, reduction: str = "mean") -> None:
+        super().__init__(plan)
+        self.reduction = reduction
+        self._constant_data = self._vals[self._const_rows].copy()
+        self._slots, self._n_contrib = len(self._vals), len(self._contrib)
+        self.batch_size = 0  # of the last call: the arrays' width
+
+    def __repr__(self) -> str:
+        return (
+            f"BatchedStep(nodes={self.num_nodes}, levels={self._levels}, groups={self.num_groups}, "
+            f"params={len(self.params)}, sample_shapes={list(self.input_shapes)}, "
+            f"reduction={self.reduction!r})"
+        )
+
+    def _allocate(self, batch: int) -> None:
+        if batch == self.batch_size:
+            return
+        np = load_numpy()
+        self._vals = np.zeros((self._slots, batch))
+        self._gvals = np.zeros((self._slots, batch))
+        self._contrib = np.zeros((self._n_contrib, batch))
+        # what the samples share, in arrays of one column of their own (contiguous, unlike a column
+        # of the arrays above): the shared groups' values, gradients and contributions
+        self._vals1, self._gvals1, self._contrib1 = (
+            np.zeros((len(a), 1)) for a in (self._vals, self._gvals, self._contrib)
+        )
+        for vals in (self._vals, self._vals1):
+            vals[self._const_rows] = self._constant_data[:, None]
+        for gvals in (self._gvals, self._gvals1):
+            gvals[self._root] = 1.0
+        self.bind((batch,))
+        self.batch_size = batch
+
+    def _load(self, inputs: tuple[Any, ...]) -> None:
+        if len(inputs) != len(self.input_shapes):
+            raise ValueError(
+                f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
+                "the graph is fixed at trace time"
+            )
+        arrays = [as_array(x, f"input {i}") for i, x in enumerate(inputs)]
+        batch = -1
+        for i, (arr, shape) in enumerate(zip(arrays, self.input_shapes)):
+            if arr.shape[1:] != shape or arr.ndim != len(shape) + 1:
+                hint = " (one sample: give a batch of one, e.g. x[None] or [x])" if arr.shape == shape else ""
+                wanted = "(batch" + "".join(f", {d}" for d in shape) + ("" if shape else ",") + ")"
+                raise ValueError(
+                    f"input {i} has shape {arr.shape}, but a batched step takes a batch of samples of the "
+                    f"traced shape {shape}, i.e. an array of shape {wanted}{hint}"
+                )
+            if batch >= 0 and arr.shape[0] != batch:
+                raise ValueError(
+                    f"input {i} holds {arr.shape[0]} samples but input 0 holds {batch}; "
+                    "every input needs the same batch size"
+                )
+            batch = arr.shape[0]
+        if batch == 0:
+            raise ValueError("the batch is empty (0 samples); give at least one sample")
+        self._allocate(batch)
+        vals, at = self._vals, 0
+        for arr, size in zip(arrays, self._input_sizes):
+            vals[at : at + size] = arr.reshape(batch, size).T
+            at += size
+        data = self._param_data()[:, None]
+        self._put_params(vals, data)
+        self._put_params(self._vals1, data)
+
+    def _reduce(self, per_sample: Floats) -> Floats:
+        """Rows of ``per_sample`` (one per sample) added first to last, then the reduction."""
+        np = load_numpy()
+        total = ordered_sum(np, per_sample) if per_sample.shape[1] else np.zeros(0)
+        return total / self.batch_size if self.reduction == "mean" else total
+
+    def __call__(self, *inputs: Any) -> tuple[float, Floats]:
+        """Forward and backward over a batch (each input with a leading batch axis) for the
+        parameters' current ``.data``: ``(loss, grads)``, the mean (``reduction="mean"``)
+        or sum over the samples of the loss and of each parameter's gradient."""
+        np = load_numpy()
+        self._load(inputs)
+        with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
+            self._forward()
+            self._backward()
+            by_sample = self._by_sample  # the gradients, one row per sample
+            if self._prefix_gathers:
+                by_sample += self._prefix[:, 0]
+            grads = self._reduce(by_sample)[self._user_order]
+            loss = self._reduce(self._vals[self._root][:, None])
+        return float(loss[0]), grads
+
+    def forward(self, *inputs: Any) -> float:
+        """The loss only (the batch's mean or sum), for these inputs and the parameters' ``.data``."""
+        np = load_numpy()
+        self._load(inputs)
+        with np.errstate(all="ignore"):
+            self._forward()
+            loss = self._reduce(self._vals[self._root][:, None])
+        return float(loss[0])
