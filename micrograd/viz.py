@@ -50,6 +50,7 @@ from typing import Any, TextIO
 from .autograd import topological_order
 from .engine import Value, backpropagate, vjp
 from .files import write_atomically
+from .nodes import CONSTANT, NO_GRAD
 
 Roots = Value | Sequence[Value]
 
@@ -141,13 +142,18 @@ def names_of(order: list[Value]) -> dict[Value, str]:
 
 
 def role(v: Value, outputs: set[Value], params: set[Value]) -> str:
+    """What ``v`` is in the picture: an output, an intermediate, a parameter, a named leaf or a
+    constant.  Without ``params``, a leaf you made (``Value(0.3)``, a Module's weight) that has no
+    label is a parameter, and a number the engine lifted into a leaf (the 2 of ``x * 2``) a constant."""
     if v in outputs:
         return "output"
     if v._prev:
         return "intermediate"
     if v in params:
         return "parameter"
-    return "named leaf" if v.label else "constant"
+    if v.label:
+        return "named leaf"
+    return "parameter" if not params and v._op not in (CONSTANT, NO_GRAD) else "constant"
 
 
 def as_values(values: Value | Iterable[Value] | None, what: str) -> set[Value]:

@@ -372,3 +372,56 @@ def test_both_pages_step_play_and_pause_with_the_same_controls(
     WebDriverWait(browser, 20).until(lambda d: not playing(d))
     assert status.text.startswith("after 6 steps:")
     assert console_errors(browser) == []
+
+
+# ---- the view: readable, fitted when that leaves its text readable ------------------------------
+
+VIEW = """
+const pane = document.getElementById("graph").getBoundingClientRect();
+const svg = document.querySelector("#graph svg").getBoundingClientRect();
+const sizes = [...document.querySelectorAll("#graph svg text")].map((t) => t.getBoundingClientRect().height)
+  .filter((h) => h > 0);
+const nodes = [...document.querySelectorAll("#graph g.node")].map((g) => g.getBoundingClientRect());
+return {pane: [pane.left, pane.top, pane.width, pane.height], svg: [svg.left, svg.top, svg.width, svg.height],
+        smallest: Math.min(...sizes),
+        left: Math.min(...nodes.map((r) => r.left)) + document.getElementById("graph").scrollLeft,
+        scroll: [document.getElementById("graph").scrollWidth, document.getElementById("graph").clientWidth]};
+"""
+
+
+def lecture_graph() -> Value:
+    a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
+    e = a * b
+    e.label = "e"
+    d = e + c
+    d.label = "d"
+    L = d * f
+    L.label = "L"
+    return L
+
+
+def mlp_graph() -> Value:
+    from nn import MLP
+
+    model = MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh", seed=0)
+    return model([2.0, 3.0, -1.0])
+
+
+@pytest.mark.parametrize("name", ["lecture", "mlp"])
+def test_the_explorer_opens_with_text_at_least_12px_at_1280x800(
+    browser: Any, tmp_path: Path, name: str
+) -> None:
+    root = lecture_graph() if name == "lecture" else mlp_graph()
+    browser.set_window_size(1280, 800)
+    try:
+        open_page(browser, explore(root, tmp_path / f"{name}.html"))
+        view = browser.execute_script(VIEW)
+        screenshot(browser, tmp_path, f"view-{name}-1280x800")
+    finally:
+        browser.set_window_size(1400, 900)
+    # every text of the graph (numbers, labels, op names) at least 12 px tall on screen
+    assert view["smallest"] >= 12 * 0.95, view  # (a glyph box is about the font size)
+    # nothing clipped on the left: scrolled to its start, the leftmost node is inside the pane
+    assert view["left"] >= view["pane"][0] - 1, view
+    if name == "mlp":  # too large to fit at 12 px: it opens readable and scrolls
+        assert view["scroll"][0] > view["scroll"][1], view

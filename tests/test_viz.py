@@ -582,3 +582,20 @@ def test_explain_rejects_non_values() -> None:
 def test_explain_prints_to_stdout_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     explain(Value(2.0, label="a") * 3)
     assert "local d(#2)/da = 3.0000" in capsys.readouterr().out
+
+
+def test_without_params_a_models_weights_are_parameters_and_lifted_numbers_constants() -> None:
+    """No ``params=``: an unlabelled leaf you made (a Module's weight) is drawn as a parameter, a
+    number the engine lifted into a leaf (an input given as a float, the 2 of ``h * 2``) as a constant."""
+    from nn import MLP
+
+    model = MLP(2, [2, 1], seed=0)
+    y = model([0.5, -1.0]) * 2
+    order = topological_order(y)
+    ids = {v: f"n{i}" for i, v in enumerate(order)}
+    src = draw_dot(y).source
+    weights = set(model.parameters())
+    leaves = [v for v in order if not v._prev]
+    assert weights <= set(leaves)
+    for v in leaves:
+        assert fill(src, ids[v]) == COLOURS["parameter" if v in weights else "constant"], v

@@ -273,9 +273,12 @@
   $("zoomin").addEventListener("click", () => setZoom(zoom * 1.25));
   $("zoomout").addEventListener("click", () => setZoom(zoom / 1.25));
   $("zoomfit").addEventListener("click", () => setZoom(null));
+  // Open fitted to the pane, but never below the zoom at which the smallest text (the op names,
+  // 10 pt in the SVG, 4/3 px per pt) is 12 px tall: a larger graph opens readable, and scrolls.
+  const READABLE = 12 / (10 * 4 / 3);
   const vb0 = svg.viewBox.baseVal;
-  setZoom(Math.max(0.5, Math.min(1, ($("graph").clientWidth - 20) / (vb0.width * 4 / 3),
-                                    ($("graph").clientHeight - 20) / (vb0.height * 4 / 3))));
+  setZoom(Math.max(READABLE, Math.min(2, ($("graph").clientWidth - 20) / (vb0.width * 4 / 3),
+                                         ($("graph").clientHeight - 20) / (vb0.height * 4 / 3))));
   show(frame);
   document.body.setAttribute("data-mg-ready", "1");
 })();
