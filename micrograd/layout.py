@@ -1,0 +1,372 @@
+"""A layered layout of a Value's graph in pure Python: the explorer's page where Graphviz is not.
+
+``explore`` lays the graph out with Graphviz's ``dot`` program; a browser running the
+engine (the docs site's playground, in Pyodide) has no ``dot``.  ``graph_svg`` draws the
+same picture as ``draw_dot`` (one record ``label | data | grad`` per Value, one ellipse per
+op, edges in operand order, left to right, the same colours) and writes it as the SVG that
+``dot -Tsvg`` writes, the structure the explorer's script reads: ``g.node`` groups titled
+``n<i>`` and ``n<i>_op``, a record's outline as a polygon and its field separators as
+polylines, ``g.edge`` groups titled ``n<j>->n<i>_op`` holding a path.  ``explorer_page``
+builds the explorer's page around it, every number from ``backward_steps`` as ``explore``.
+
+The layout is Sugiyama's, small: each node goes as far right as its uses allow (the
+root in the last column), an edge across several columns gets a bend point in each,
+three sweeps order every column by the mean position of its neighbours (an op's operands
+top to bottom in operand order), and a few passes move each node towards its neighbours'
+mean height without overlaps.  Text widths are estimated from Helvetica's metrics.
+
+>>> from micrograd import Value
+>>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")
+>>> L = a * b; L.label = "L"
+>>> svg = graph_svg(L)
+>>> svg.startswith("<svg") and "<title>n2_op</title>" in svg and "<title>n0&#45;&gt;n2_op</title>" in svg
+True
+>>> page = explorer_page(L)
+>>> page.html.startswith("<!DOCTYPE html>") and "data 2.0000" in page.html
+True
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import json
+from collections.abc import Iterable
+
+from . import pages
+from .autograd import topological_order
+from .engine import Value
+from .explore import Explorer, trace_data
+from .viz import (
+    COLOURS,
+    DEFAULT_MAX_NODES,
+    GraphTooLargeError,
+    as_values,
+    backward_steps,
+    fmt,
+    names_of,
+    role,
+)
+
+__all__ = ["explorer_page", "graph_svg"]
+
+FONT_SIZE = 11.0  # draw_dot's fontsize; op labels are 10
+RECORD_HEIGHT = 36.0  # Graphviz's default node height, 0.5 in
+OP_WIDTH, OP_HEIGHT = 54.0, 36.0  # Graphviz's default ellipse, 0.75 in x 0.5 in
+FIELD_PAD = 16.0  # room either side of a field's text, in points
+RANK_GAP = 36.0  # between columns (dot's ranksep, 0.5 in)
+NODE_GAP = 14.0  # between two nodes of a column
+MARGIN = 8.0
+ARROW = 6.0  # the arrowhead's length (arrowsize 0.6)
+
+# Helvetica's advance widths in thousandths of an em, for the characters numbers and names use most.
+_WIDTHS = {
+    **dict.fromkeys("0123456789", 556),
+    **dict.fromkeys("abdeghnopqu", 556),
+    **dict.fromkeys("ck", 500),
+    **dict.fromkeys("sxyvz", 500),
+    **dict.fromkeys("fjt", 278),
+    **dict.fromkeys("ilI.,:;!| ", 278),
+    "r": 333,
+    "-": 333,
+    "m": 833,
+    "w": 722,
+    "#": 556,
+    "_": 556,
+    "(": 333,
+    ")": 333,
+    "*": 389,
+    "+": 584,
+    "/": 278,
+    "=": 584,
+}
+
+
+def text_width(text: str, size: float = FONT_SIZE) -> float:
+    """About how wide ``text`` is in Helvetica at ``size`` points (capitals and unknown glyphs: 0.667 em)."""
+    return sum(_WIDTHS.get(ch, 667) for ch in text) * size / 1000.0
+
+
+class _Node:
+    """A box of the layout: a Value's record, an op's ellipse, or a bend point (width 0) of a long edge."""
+
+    __slots__ = ("key", "kind", "width", "height", "rank", "x", "y", "pos", "preds", "succs")
+
+    def __init__(self, key: str, kind: str, width: float, height: float) -> None:
+        self.key = key
+        self.kind = kind  # "record", "op" or "bend"
+        self.width = width
+        self.height = height
+        self.rank = 0
+        self.x = 0.0  # the column's left edge
+        self.y = 0.0  # the centre
+        self.pos = 0.0  # place in its column, for ordering
+        self.preds: list[_Node] = []  # in operand order, for an op
+        self.succs: list[_Node] = []
+
+
+def _fields(v: Value, name: str) -> list[str]:
+    return [name, f"data {fmt(v.data)}", f"grad {fmt(v.grad)}"]
+
+
+def _build(order: list[Value], names: dict[Value, str]) -> tuple[list[_Node], list[tuple[_Node, _Node]]]:
+    nodes: list[_Node] = []
+    edges: list[tuple[_Node, _Node]] = []
+    record: dict[Value, _Node] = {}
+    for i, v in enumerate(order):
+        widths = [text_width(t) + FIELD_PAD for t in _fields(v, names[v])]
+        r = _Node(f"n{i}", "record", sum(widths), RECORD_HEIGHT)
+        record[v] = r
+        if v._prev:
+            op = _Node(f"n{i}_op", "op", max(OP_WIDTH, text_width(v._op or "?", 10.0) + 24.0), OP_HEIGHT)
+            nodes.append(op)
+            for child in v._prev:
+                edges.append((record[child], op))
+            edges.append((op, r))
+        nodes.append(r)
+    for a, b in edges:
+        a.succs.append(b)
+        b.preds.append(a)
+    return nodes, edges
+
+
+def _rank(nodes: list[_Node]) -> int:
+    """Each node as far right as its uses allow: the root last, everything else one left of its first use."""
+    # nodes are in forward order (operands before ops before results), so reversed visits uses first
+    depth = {id(n): 0 for n in nodes}
+    for n in reversed(nodes):
+        if n.succs:
+            depth[id(n)] = 1 + max(depth[id(s)] for s in n.succs)
+    last = max(depth.values())
+    for n in reversed(nodes):
+        n.rank = last - depth[id(n)] if not n.succs else min(s.rank for s in n.succs) - 1
+    return last
+
+
+def _split_long_edges(edges: list[tuple[_Node, _Node]]) -> list[list[_Node]]:
+    """Each edge as its chain of nodes, a bend point in every column it crosses."""
+    chains = []
+    for k, (a, b) in enumerate(edges):
+        chain = [a]
+        a.succs.remove(b)
+        prev = a
+        for r in range(a.rank + 1, b.rank):
+            bend = _Node(f"bend{k}_{r}", "bend", 0.0, 4.0)
+            bend.rank = r
+            prev.succs.append(bend)
+            bend.preds.append(prev)
+            chain.append(bend)
+            prev = bend
+        if prev is not a:
+            b.preds[b.preds.index(a)] = prev
+        prev.succs.append(b)
+        chain.append(b)
+        chains.append(chain)
+    return chains
+
+
+def _order(columns: list[list[_Node]]) -> None:
+    """Sort each column by the mean place of its neighbours: right to left, left to right, right to left."""
+
+    def key_by_succs(n: _Node) -> float:
+        if not n.succs:
+            return n.pos
+        # an operand sits by its op, and an op's operands keep their order: the slot breaks ties
+        return sum(s.pos + (s.preds.index(n) + 1) / (len(s.preds) + 1) for s in n.succs) / len(n.succs)
+
+    def key_by_preds(n: _Node) -> float:
+        return sum(p.pos for p in n.preds) / len(n.preds) if n.preds else n.pos
+
+    def sort(column: list[_Node], key: object) -> None:
+        column.sort(key=key)  # type: ignore[arg-type]
+        for i, n in enumerate(column):
+            n.pos = float(i)
+
+    for column in columns:
+        for i, n in enumerate(column):
+            n.pos = float(i)
+    for sweep in ("left", "right", "left"):
+        if sweep == "left":
+            for column in reversed(columns[:-1]):
+                sort(column, key_by_succs)
+        else:
+            for column in columns[1:]:
+                sort(column, key_by_preds)
+
+
+def _spread(column: list[_Node], wanted: list[float]) -> None:
+    """Centres as close to ``wanted`` as the column's order and gaps allow (down, then up, averaged)."""
+    n = len(column)
+    down = list(wanted)
+    for i in range(1, n):
+        least = down[i - 1] + (column[i - 1].height + column[i].height) / 2 + NODE_GAP
+        down[i] = max(down[i], least)
+    up = list(wanted)
+    for i in range(n - 2, -1, -1):
+        most = up[i + 1] - (column[i + 1].height + column[i].height) / 2 - NODE_GAP
+        up[i] = min(up[i], most)
+    mid = [(d + u) / 2 for d, u in zip(down, up)]
+    for i in range(1, n):  # the average can overlap again: push down once more
+        mid[i] = max(mid[i], mid[i - 1] + (column[i - 1].height + column[i].height) / 2 + NODE_GAP)
+    for node, y in zip(column, mid):
+        node.y = y
+
+
+def _place(columns: list[list[_Node]]) -> tuple[float, float]:
+    x = MARGIN
+    for column in columns:
+        width = max(n.width for n in column)
+        for n in column:
+            n.x = x + (width - n.width) / 2
+        x += width + RANK_GAP
+        y = 0.0
+        for n in column:
+            n.y = y + n.height / 2
+            y += n.height + NODE_GAP
+    for _ in range(6):
+        for column in reversed(columns[:-1]):
+            _spread(column, [sum(s.y for s in n.succs) / len(n.succs) if n.succs else n.y for n in column])
+        for column in columns[1:]:
+            _spread(column, [sum(p.y for p in n.preds) / len(n.preds) if n.preds else n.y for n in column])
+    top = min(n.y - n.height / 2 for c in columns for n in c)
+    for c in columns:
+        for n in c:
+            n.y += MARGIN - top
+    bottom = max(n.y + n.height / 2 for c in columns for n in c)
+    return x - RANK_GAP + MARGIN, bottom + MARGIN
+
+
+def _p(x: float, y: float) -> str:
+    return f"{x:.2f},{y:.2f}"
+
+
+def _record_svg(n: _Node, fields: list[str], fill: str) -> list[str]:
+    top, bottom = n.y - n.height / 2, n.y + n.height / 2
+    left, right = n.x, n.x + n.width
+    widths = [text_width(t) + FIELD_PAD for t in fields]
+    out = [
+        f'<g id="{n.key}" class="node">',
+        f"<title>{n.key}</title>",
+        f'<polygon fill="{fill}" stroke="black" points="{_p(left, top)} {_p(left, bottom)} '
+        f'{_p(right, bottom)} {_p(right, top)} {_p(left, top)}"/>',
+    ]
+    x = left
+    for k, (text, w) in enumerate(zip(fields, widths)):
+        if k:
+            out.append(f'<polyline fill="none" stroke="black" points="{_p(x, top)} {_p(x, bottom)}"/>')
+        out.append(
+            f'<text text-anchor="middle" x="{x + w / 2:.2f}" y="{n.y + 3.8:.2f}" '
+            f'font-family="Helvetica,sans-Serif" font-size="11.00">{html.escape(text)}</text>'
+        )
+        x += w
+    out.append("</g>")
+    return out
+
+
+def _op_svg(n: _Node, op: str) -> list[str]:
+    cx = n.x + n.width / 2
+    return [
+        f'<g id="{n.key}" class="node">',
+        f"<title>{n.key}</title>",
+        f'<ellipse fill="#f1f3f5" stroke="black" cx="{cx:.2f}" cy="{n.y:.2f}" '
+        f'rx="{n.width / 2:.2f}" ry="{n.height / 2:.2f}"/>',
+        f'<text text-anchor="middle" x="{cx:.2f}" y="{n.y + 3.5:.2f}" '
+        f'font-family="Helvetica,sans-Serif" font-size="10.00">{html.escape(op)}</text>',
+        "</g>",
+    ]
+
+
+def _edge_svg(chain: list[_Node], title: str) -> list[str]:
+    start, end = chain[0], chain[-1]
+    points = [(start.x + start.width, start.y)]
+    points += [(n.x, n.y) for n in chain[1:-1]]
+    tip = (end.x, end.y)
+    points.append((tip[0] - ARROW, tip[1]))
+    d = f"M{_p(*points[0])}"
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        mid = (x1 - x0) / 2
+        d += f"C{_p(x0 + mid, y0)} {_p(x1 - mid, y1)} {_p(x1, y1)}"
+    bx, by = points[-1]
+    head = f"{_p(bx, by - ARROW / 2)} {_p(tip[0], tip[1])} {_p(bx, by + ARROW / 2)} {_p(bx, by - ARROW / 2)}"
+    return [
+        '<g class="edge">',
+        f"<title>{html.escape(title)}</title>",
+        f'<path fill="none" stroke="black" d="{d}"/>',
+        f'<polygon fill="black" stroke="black" points="{head}"/>',
+        "</g>",
+    ]
+
+
+def _check_size(order: list[Value], max_nodes: int | None) -> None:
+    if max_nodes is not None and (
+        isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1
+    ):
+        raise ValueError(f"max_nodes must be a positive int or None, got {max_nodes!r}")
+    if max_nodes is not None and len(order) > max_nodes:
+        raise GraphTooLargeError(
+            f"the graph has {len(order)} Values, more than max_nodes={max_nodes}: too many to follow "
+            "step by step. Explore the graph of a single sample (one neuron, or the loss of one input), "
+            f"or raise the limit with max_nodes={len(order)}."
+        )
+
+
+def graph_svg(
+    root: Value, params: Iterable[Value] | None = None, max_nodes: int | None = DEFAULT_MAX_NODES
+) -> str:
+    """``root``'s graph as ``draw_dot`` draws it, laid out here and written as Graphviz's SVG."""
+    if not isinstance(root, Value):
+        raise TypeError(f"graph_svg() needs a Value, got {type(root).__name__}: {root!r}")
+    order = topological_order(root)
+    _check_size(order, max_nodes)
+    param_set = as_values(params, "params")
+    names = names_of(order)
+    nodes, edges = _build(order, names)
+    last = _rank(nodes)
+    chains = _split_long_edges(edges)
+    columns: list[list[_Node]] = [[] for _ in range(last + 1)]
+    seen: set[int] = set()
+    for n in [*nodes, *(b for c in chains for b in c[1:-1])]:
+        if id(n) not in seen:
+            seen.add(id(n))
+            columns[n.rank].append(n)
+    _order(columns)
+    width, height = _place(columns)
+    by_key = {n.key: n for n in nodes}
+    body: list[str] = []
+    for chain in chains:
+        body += _edge_svg(chain, f"{chain[0].key}->{chain[-1].key}")
+    for i, v in enumerate(order):
+        if v._prev:
+            body += _op_svg(by_key[f"n{i}_op"], v._op or "?")
+        fill = COLOURS[role(v, {root}, param_set)]
+        body += _record_svg(by_key[f"n{i}"], _fields(v, names[v]), fill)
+    # Graphviz writes "->" in a title as "&#45;&gt;"; the explorer reads textContent, the same either way.
+    text = "\n".join(body).replace("-&gt;", "&#45;&gt;")
+    return (
+        f'<svg width="{width:.0f}pt" height="{height:.0f}pt" viewBox="0.00 0.00 {width:.2f} {height:.2f}" '
+        'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">\n'
+        f'<g id="graph0" class="graph">\n<polygon fill="white" stroke="none" points="0,0 0,{height:.2f} '
+        f'{width:.2f},{height:.2f} {width:.2f},0 0,0"/>\n{text}\n</g>\n</svg>\n'
+    )
+
+
+def explorer_page(
+    root: Value,
+    params: Iterable[Value] | None = None,
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    title: str | None = None,
+) -> Explorer:
+    """``explore``'s page of ``root``'s graph, laid out by ``graph_svg`` (no Graphviz needed)."""
+    if not isinstance(root, Value):
+        raise TypeError(f"explorer_page() needs a Value, got {type(root).__name__}: {root!r}")
+    order = topological_order(root)
+    _check_size(order, max_nodes)
+    param_set = as_values(params, "params")
+    trace = backward_steps(root, max_nodes=None)
+    data = trace_data(trace, param_set)
+    svg = graph_svg(root, params=param_set, max_nodes=None)
+    heading = title if title is not None else f"Backpropagation from {trace.names[root]} = {fmt(root.data)}"
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    count = f"{len(order)} Values, {len(trace.steps)} backward steps"
+    text = pages.page("explorer", TITLE=html.escape(heading), COUNT=count, SVG=svg, DATA=payload)
+    return Explorer(text, heading)
