@@ -1,9 +1,10 @@
 """``explore``: step through the forward and backward pass of a graph in the browser or in Jupyter.
 
 ``explore(root, "backprop.html")`` writes one self-contained HTML file (no
-network: no CDN, no external fonts or scripts) showing the graph laid out by
-Graphviz exactly as ``draw_dot`` draws it (same roles, colours, labels and
-data), with every gradient blank.  Step through it: first the forward pass
+network: no CDN, no external fonts or scripts) showing the graph as ``draw_dot``
+draws it (same roles, colours, labels and data), laid out by Graphviz or, for
+large graphs, by this package's own layout (``micrograd.layout``), with every
+gradient blank.  Step through it: first the forward pass
 (the Values appear in topological order), then the backward pass, one op per
 step in the engine's own backward order.  At each backward step the op is
 highlighted, its upstream gradient shown, and for each operand the chain rule
@@ -11,17 +12,17 @@ written out with numbers: local derivative x upstream = contribution, and the
 operand's running sum.  Clicking a node shows its op, data, final gradient,
 label and the op's derivative rule in words.
 
-Every number on the page comes from ``micrograd.viz.backward_steps`` (the
-ops' own derivative rules, run in Python: the numbers ``explain`` prints) and
+Every number on the page comes from the graph's ``GraphModel`` (``micrograd.graph_model``:
+the ops' own derivative rules, run in Python, the numbers ``explain`` prints) and
 is embedded as JSON; the page's JavaScript only shows them.  ``explore(root)``
 without a path returns an ``Explorer`` whose ``_repr_html_`` shows the same
 page inline in JupyterLab, classic Notebook and VS Code (an ``<iframe
 srcdoc>``, so nothing to install and several explorers per notebook).
 
-Graphs are limited to ``max_nodes`` Values (default 300, as ``draw_dot``); a
-page takes about 2 kB per Value: about 0.6 MB for a 300-Value graph
-(an MLP(3, [8, 8, 1]) on one input, then tanh ops: ``tests/test_explore.py``).  Graphviz's
-layout runs with a time limit (``layout_timeout`` seconds, default 30).
+Graphs are limited to ``max_nodes`` Values (default 20,000: an ``nn.GPT`` training step
+on a short name has about 7,200).  Graphviz lays out graphs of up to 300 Values, with a
+time limit (``layout_timeout`` seconds, default 30); larger ones are laid out by
+``micrograd.layout`` in seconds (``layout=`` chooses).
 
 >>> from micrograd import Value
 >>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")
@@ -44,27 +45,31 @@ from pathlib import Path
 from typing import Any, overload
 
 from . import pages
-from .autograd import topological_order
 from .engine import Value
 from .files import write_atomically
-from .viz import (
+from .graph_model import (
     COLOURS,
-    DEFAULT_MAX_NODES,
-    INSTALL_HINT,
-    BackwardTrace,
+    GraphModel,
     GraphTooLargeError,
-    GraphvizNotFoundError,
-    as_values,
-    backward_steps,
     d_of,
-    draw_dot,
     expression,
     fmt,
-    role,
+    graph_model,
 )
+from .layout import graph_svg
+from .viz import INSTALL_HINT, GraphvizNotFoundError, dot_graph
 
 #: Seconds Graphviz may spend laying out the graph before ``explore`` gives up.
 DEFAULT_LAYOUT_TIMEOUT = 30.0
+
+#: ``explore``'s default limit: an ``nn.GPT`` training step on one short name has about 7,200 Values.
+EXPLORE_MAX_NODES = 20_000
+
+#: Up to this many Values, ``layout="auto"`` asks Graphviz (where ``dot`` is installed); beyond,
+#: the built-in layout (``micrograd.layout``), which takes seconds where ``dot`` takes minutes.
+GRAPHVIZ_UP_TO = 300
+
+LAYOUTS = ("auto", "graphviz", "builtin")
 
 #: Each built-in op's derivative rule, in words (``a``, ``b`` are the operands in order).
 RULES_IN_WORDS: dict[str, str] = {
@@ -140,21 +145,21 @@ def _rule_in_words(v: Value, has_rule: bool) -> str:
     return _USER_OP
 
 
-def trace_data(trace: BackwardTrace, params: set[Value]) -> dict[str, Any]:
-    """The page's data: every node and backward step, every number as [explain's text, repr]."""
-    index = {v: i for i, v in enumerate(trace.order)}
-    names = trace.names
-    root = trace.root
+def trace_data(model: GraphModel) -> dict[str, Any]:
+    """The page's data: every node and backward step of ``model``'s one output, every number as
+    [explain's text, repr]."""
+    trace = model.backward()
+    index, names, root = model.index, model.names, trace.root
     rules = {step.node: step.has_rule for step in trace.steps}
     nodes = []
-    for i, v in enumerate(trace.order):
+    for i, v in enumerate(model.order):
         nodes.append(
             {
                 "id": f"n{i}",
                 "name": names[v],
                 "label": v.label,
                 "op": v._op,
-                "role": role(v, {root}, params),
+                "role": model.roles[v],
                 "data": _num(v.data),
                 "grad": _num(trace.grads[v]),
                 "operands": [index[c] for c in v._prev],
@@ -192,9 +197,10 @@ def trace_data(trace: BackwardTrace, params: set[Value]) -> dict[str, Any]:
     }
 
 
-def _layout_svg(root: Value, params: set[Value], n: int, timeout: float) -> str:
+def _layout_svg(model: GraphModel, timeout: float) -> str:
     """draw_dot's graph laid out by Graphviz as SVG (prolog and comments stripped), within ``timeout`` s."""
-    source = draw_dot(root, format="svg", max_nodes=None, params=params or None).source
+    source = dot_graph(model, "svg").source
+    n = len(model.order)
     dot = shutil.which("dot")
     if dot is None:
         raise GraphvizNotFoundError(
@@ -226,26 +232,30 @@ def _layout_svg(root: Value, params: set[Value], n: int, timeout: float) -> str:
     return svg
 
 
-def _check_size(order: list[Value], max_nodes: int | None) -> None:
+def _check_size(max_nodes: int | None) -> None:
     if max_nodes is not None and (
         isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1
     ):
         raise ValueError(f"explore: max_nodes must be a positive int or None, got {max_nodes!r}")
-    if max_nodes is not None and len(order) > max_nodes:
+
+
+def _check_count(n: int, max_nodes: int | None) -> None:
+    if max_nodes is not None and n > max_nodes:
         raise GraphTooLargeError(
-            f"explore: the graph has {len(order)} Values, more than max_nodes={max_nodes}; a graph this "
+            f"explore: the graph has {n} Values, more than max_nodes={max_nodes}; a graph this "
             "large is slow to lay out and too dense to follow step by step. Explore the graph of a single "
             "sample (e.g. one neuron, or the loss of one input instead of the whole batch), or raise the "
-            f"limit with max_nodes={len(order)} (None: no limit; the page grows by about 2 kB per Value)."
+            f"limit with max_nodes={n} (None: no limit; the page grows by about 2 kB per Value)."
         )
 
 
 def page(
     root: Value,
     params: Iterable[Value] | None = None,
-    max_nodes: int | None = DEFAULT_MAX_NODES,
+    max_nodes: int | None = EXPLORE_MAX_NODES,
     layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
     title: str | None = None,
+    layout: str = "auto",
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows)."""
     if not isinstance(root, Value):
@@ -258,16 +268,20 @@ def page(
         raise ValueError(
             f"explore: layout_timeout must be a positive number of seconds, got {layout_timeout!r}"
         )
-    order = topological_order(root)
-    _check_size(order, max_nodes)
-    param_set = as_values(params, "explore: params")
-    trace = backward_steps(root, max_nodes=None)
-    data = trace_data(trace, param_set)
-    svg = _layout_svg(root, param_set, len(order), float(layout_timeout))
-    name = trace.names[root]
+    if layout not in LAYOUTS:
+        raise ValueError(f"explore: layout must be one of {', '.join(map(repr, LAYOUTS))}, got {layout!r}")
+    _check_size(max_nodes)
+    model = graph_model(root, params, None, "explore")
+    _check_count(len(model.order), max_nodes)
+    data = trace_data(model)
+    if layout == "auto":
+        small = len(model.order) <= GRAPHVIZ_UP_TO and shutil.which("dot") is not None
+        layout = "graphviz" if small else "builtin"
+    svg = _layout_svg(model, float(layout_timeout)) if layout == "graphviz" else graph_svg(model)
+    name = model.names[root]
     heading = title if title is not None else f"Backpropagation from {name} = {fmt(root.data)}"
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    count = f"{len(order)} Values, {len(trace.steps)} backward steps"
+    count = f"{len(model.order):,} Values, {len(data['steps']):,} backward steps"
     text = pages.page("explorer", TITLE=html.escape(heading), COUNT=count, SVG=svg, DATA=payload)
     return Explorer(text, heading)
 
@@ -278,9 +292,10 @@ def explore(
     path: None = None,
     *,
     params: Iterable[Value] | None = None,
-    max_nodes: int | None = DEFAULT_MAX_NODES,
+    max_nodes: int | None = EXPLORE_MAX_NODES,
     layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
     title: str | None = None,
+    layout: str = "auto",
 ) -> Explorer: ...
 
 
@@ -290,9 +305,10 @@ def explore(
     path: str | os.PathLike[str],
     *,
     params: Iterable[Value] | None = None,
-    max_nodes: int | None = DEFAULT_MAX_NODES,
+    max_nodes: int | None = EXPLORE_MAX_NODES,
     layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
     title: str | None = None,
+    layout: str = "auto",
 ) -> Path: ...
 
 
@@ -301,19 +317,23 @@ def explore(
     path: str | os.PathLike[str] | None = None,
     *,
     params: Iterable[Value] | None = None,
-    max_nodes: int | None = DEFAULT_MAX_NODES,
+    max_nodes: int | None = EXPLORE_MAX_NODES,
     layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
     title: str | None = None,
+    layout: str = "auto",
 ) -> Explorer | Path:
     """Step through the forward and backward pass of ``root``'s graph in a browser (see the module docstring).
 
     With ``path``: write one self-contained HTML file there and return its ``Path``
     (open it in any browser, offline).  Without: return an ``Explorer``, which a
     Jupyter notebook shows inline.  ``params`` marks leaves to colour as parameters
-    (as ``draw_dot``).  More than ``max_nodes`` Values raise ``GraphTooLargeError``;
-    Graphviz's layout taking longer than ``layout_timeout`` seconds raises
-    ``TimeoutError``; without Graphviz's ``dot``, ``GraphvizNotFoundError``.
-    ``.grad`` is left alone: the page's gradients come from the ops' rules, as ``explain``.
+    (as ``draw_dot``).  More than ``max_nodes`` Values raise ``GraphTooLargeError``.
+    ``layout``: ``"graphviz"`` (Graphviz's ``dot``, within ``layout_timeout`` seconds, else
+    ``TimeoutError``; without ``dot``, ``GraphvizNotFoundError``), ``"builtin"`` (this
+    package's own layered layout, ``micrograd.layout``: seconds for thousands of Values, no
+    Graphviz needed) or ``"auto"`` (Graphviz up to 300 Values where ``dot`` is installed, else
+    the built-in one).  ``.grad`` is left alone: the page's gradients come from the ops' rules,
+    as ``explain``.
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"explore: path must be a str or a path, got {type(path).__name__}: {path!r}")
@@ -321,7 +341,9 @@ def explore(
         raise ValueError(f"explore: the page is HTML; end the path with .html, got {os.fspath(path)!r}")
     if path is not None and not Path(path).parent.is_dir():
         raise FileNotFoundError(f"explore: the directory {str(Path(path).parent)!r} does not exist")
-    explorer = page(root, params=params, max_nodes=max_nodes, layout_timeout=layout_timeout, title=title)
+    explorer = page(
+        root, params=params, max_nodes=max_nodes, layout_timeout=layout_timeout, title=title, layout=layout
+    )
     if path is None:
         return explorer
     return explorer.save(path)

@@ -1,13 +1,14 @@
 """A layered layout of a Value's graph in pure Python: the explorer's page where Graphviz is not.
 
-``explore`` lays the graph out with Graphviz's ``dot`` program; a browser running the
-engine (the docs site's playground, in Pyodide) has no ``dot``.  ``graph_svg`` draws the
+``explore`` lays a small graph out with Graphviz's ``dot`` program; a browser running the
+engine (the docs site's playground, in Pyodide) has no ``dot``, and ``dot`` takes minutes
+over thousands of Values, where this layout takes seconds.  ``graph_svg`` draws the
 same picture as ``draw_dot`` (one record ``label | data | grad`` per Value, one ellipse per
 op, edges in operand order, left to right, the same colours) and writes it as the SVG that
 ``dot -Tsvg`` writes, the structure the explorer's script reads: ``g.node`` groups titled
 ``n<i>`` and ``n<i>_op``, a record's outline as a polygon and its field separators as
-polylines, ``g.edge`` groups titled ``n<j>->n<i>_op`` holding a path.  ``explorer_page``
-builds the explorer's page around it, every number from ``backward_steps`` as ``explore``.
+polylines, ``g.edge`` groups titled ``n<j>->n<i>_op`` holding a path.  ``explore(...,
+layout="builtin")`` builds the explorer's page around it.
 
 The layout is Sugiyama's, small: each node goes as far right as its uses allow (the
 root in the last column), an edge across several columns gets a bend point in each,
@@ -16,13 +17,11 @@ top to bottom in operand order), and a few passes move each node towards its nei
 mean height without overlaps.  Text widths are estimated from Helvetica's metrics.
 
 >>> from micrograd import Value
+>>> from micrograd.graph_model import graph_model
 >>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")
 >>> L = a * b; L.label = "L"
->>> svg = graph_svg(L)
+>>> svg = graph_svg(graph_model(L))
 >>> svg.startswith("<svg") and "<title>n2_op</title>" in svg and "<title>n0&#45;&gt;n2_op</title>" in svg
-True
->>> page = explorer_page(L)
->>> page.html.startswith("<!DOCTYPE html>") and "data 2.0000" in page.html
 True
 """
 
@@ -30,25 +29,11 @@ from __future__ import annotations
 
 import html
 import itertools
-import json
-from collections.abc import Iterable
 
-from . import pages
-from .autograd import topological_order
 from .engine import Value
-from .explore import Explorer, trace_data
-from .viz import (
-    COLOURS,
-    DEFAULT_MAX_NODES,
-    GraphTooLargeError,
-    as_values,
-    backward_steps,
-    fmt,
-    names_of,
-    role,
-)
+from .graph_model import COLOURS, GraphModel, fmt
 
-__all__ = ["explorer_page", "graph_svg"]
+__all__ = ["graph_svg", "text_width"]
 
 FONT_SIZE = 11.0  # draw_dot's fontsize; op labels are 10
 RECORD_HEIGHT = 36.0  # Graphviz's default node height, 0.5 in
@@ -297,30 +282,9 @@ def _edge_svg(chain: list[_Node], title: str) -> list[str]:
     ]
 
 
-def _check_size(order: list[Value], max_nodes: int | None) -> None:
-    if max_nodes is not None and (
-        isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1
-    ):
-        raise ValueError(f"max_nodes must be a positive int or None, got {max_nodes!r}")
-    if max_nodes is not None and len(order) > max_nodes:
-        raise GraphTooLargeError(
-            f"the graph has {len(order)} Values, more than max_nodes={max_nodes}: too many to follow "
-            "step by step. Explore the graph of a single sample (one neuron, or the loss of one input), "
-            f"or raise the limit with max_nodes={len(order)}."
-        )
-
-
-def graph_svg(
-    root: Value, params: Iterable[Value] | None = None, max_nodes: int | None = DEFAULT_MAX_NODES
-) -> str:
-    """``root``'s graph as ``draw_dot`` draws it, laid out here and written as Graphviz's SVG."""
-    if not isinstance(root, Value):
-        raise TypeError(f"graph_svg() needs a Value, got {type(root).__name__}: {root!r}")
-    order = topological_order(root)
-    _check_size(order, max_nodes)
-    param_set = as_values(params, "params")
-    names = names_of(order)
-    nodes, edges = _build(order, names)
+def graph_svg(model: GraphModel) -> str:
+    """``model``'s graph as ``draw_dot`` draws it, laid out here and written as Graphviz's SVG."""
+    nodes, edges = _build(model.order, model.names)
     last = _rank(nodes)
     chains = _split_long_edges(edges)
     columns: list[list[_Node]] = [[] for _ in range(last + 1)]
@@ -335,11 +299,11 @@ def graph_svg(
     body: list[str] = []
     for chain in chains:
         body += _edge_svg(chain, f"{chain[0].key}->{chain[-1].key}")
-    for i, v in enumerate(order):
+    for v in model.order:
+        key = model.id(v)
         if v._prev:
-            body += _op_svg(by_key[f"n{i}_op"], v._op or "?")
-        fill = COLOURS[role(v, {root}, param_set)]
-        body += _record_svg(by_key[f"n{i}"], _fields(v, names[v]), fill)
+            body += _op_svg(by_key[f"{key}_op"], v._op or "?")
+        body += _record_svg(by_key[key], _fields(v, model.names[v]), COLOURS[model.roles[v]])
     # Graphviz writes "->" in a title as "&#45;&gt;"; the explorer reads textContent, the same either way.
     text = "\n".join(body).replace("-&gt;", "&#45;&gt;")
     return (
@@ -348,25 +312,3 @@ def graph_svg(
         f'<g id="graph0" class="graph">\n<polygon fill="white" stroke="none" points="0,0 0,{height:.2f} '
         f'{width:.2f},{height:.2f} {width:.2f},0 0,0"/>\n{text}\n</g>\n</svg>\n'
     )
-
-
-def explorer_page(
-    root: Value,
-    params: Iterable[Value] | None = None,
-    max_nodes: int | None = DEFAULT_MAX_NODES,
-    title: str | None = None,
-) -> Explorer:
-    """``explore``'s page of ``root``'s graph, laid out by ``graph_svg`` (no Graphviz needed)."""
-    if not isinstance(root, Value):
-        raise TypeError(f"explorer_page() needs a Value, got {type(root).__name__}: {root!r}")
-    order = topological_order(root)
-    _check_size(order, max_nodes)
-    param_set = as_values(params, "params")
-    trace = backward_steps(root, max_nodes=None)
-    data = trace_data(trace, param_set)
-    svg = graph_svg(root, params=param_set, max_nodes=None)
-    heading = title if title is not None else f"Backpropagation from {trace.names[root]} = {fmt(root.data)}"
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    count = f"{len(order)} Values, {len(trace.steps)} backward steps"
-    text = pages.page("explorer", TITLE=html.escape(heading), COUNT=count, SVG=svg, DATA=payload)
-    return Explorer(text, heading)

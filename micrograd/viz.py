@@ -9,10 +9,12 @@ Colours, by the role of a Value in the graph:
 role              fill         which Values
 ================  ===========  ====================================================
 output            light green  the root(s) passed to ``draw_dot``
-parameter         orange       leaves listed in ``params=`` (e.g. ``model.parameters()``)
-named leaf        light blue   other leaves with a label (inputs; parameters too
-                               when ``params`` is not given)
-constant          grey         leaves without a label (numbers such as the 2 in ``2 * x``)
+parameter         orange       leaves listed in ``params=`` (e.g. ``model.parameters()``);
+                               without ``params``, the unlabelled leaves you made
+                               (``Value(0.3)``, a Module's weights)
+named leaf        light blue   other leaves with a label (inputs)
+constant          grey         numbers the engine made into leaves (the 2 in ``2 * x``);
+                               with ``params``, the other unlabelled leaves too
 intermediate      white        results of ops
 ================  ===========  ====================================================
 
@@ -42,42 +44,60 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from .autograd import topological_order
-from .engine import Value, backpropagate, vjp
+from .engine import Value
 from .files import write_atomically
-from .nodes import CONSTANT, NO_GRAD
+from .graph_model import (
+    COLOURS,
+    DEFAULT_MAX_NODES,
+    BackwardStep,
+    BackwardTrace,
+    Contribution,
+    GraphModel,
+    GraphTooLargeError,
+    Roots,
+    as_values,
+    backward_steps,
+    d_of,
+    expression,
+    fmt,
+    graph_model,
+    names_of,
+    role,
+)
 
-Roots = Value | Sequence[Value]
-
-#: Default limit on the number of Values ``draw_dot``/``render``/``explain`` accept:
-#: beyond a few hundred, Graphviz lays out slowly and the picture is unreadable.
-DEFAULT_MAX_NODES = 300
+__all__ = [
+    "COLOURS",
+    "DEFAULT_MAX_NODES",
+    "BackwardStep",
+    "BackwardTrace",
+    "Contribution",
+    "GraphTooLargeError",
+    "GraphvizNotFoundError",
+    "GraphvizTimeoutError",
+    "as_values",
+    "backward_steps",
+    "d_of",
+    "draw_dot",
+    "explain",
+    "expression",
+    "fmt",
+    "names_of",
+    "render",
+    "role",
+]
 
 FORMATS = ("png", "svg", "pdf")
 RANKDIRS = ("LR", "TB", "RL", "BT")
-
-COLOURS = {
-    "output": "#b2f2bb",
-    "parameter": "#ffc078",
-    "named leaf": "#a5d8ff",
-    "constant": "#dee2e6",
-    "intermediate": "#ffffff",
-}
 
 INSTALL_HINT = (
     "install Graphviz, which provides it: `sudo apt-get install graphviz` (Debian/Ubuntu), "
     "`brew install graphviz` (macOS), `conda install graphviz` (conda) or "
     "`winget install graphviz` (Windows), then make sure `dot` is on your PATH"
 )
-
-
-class GraphTooLargeError(ValueError):
-    """The graph has more Values than ``max_nodes`` allows (the message says how many, and what to do)."""
 
 
 class GraphvizNotFoundError(RuntimeError):
@@ -96,36 +116,6 @@ def _graphviz() -> Any:
     return graphviz
 
 
-def _graph(roots: Roots, max_nodes: int | None, what: str) -> list[Value]:
-    """The Values of the graph in forward order, after checking the roots and the size limit."""
-    if max_nodes is not None and (
-        isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1
-    ):
-        raise ValueError(f"{what}: max_nodes must be a positive int or None, got {max_nodes!r}")
-    if not isinstance(roots, (Value, Sequence)):
-        raise TypeError(
-            f"{what} needs a Value or a sequence of Values, got {type(roots).__name__}: {roots!r}"
-        )
-    order = topological_order(roots)
-    if max_nodes is not None and len(order) > max_nodes:
-        raise GraphTooLargeError(
-            f"{what}: the graph has {len(order)} Values, more than max_nodes={max_nodes}; "
-            "a graph this large lays out slowly and is unreadable as a picture. "
-            "Draw the graph of a single sample (e.g. the loss of one input instead of the whole batch), "
-            f"use format='svg' to zoom in, or raise the limit with max_nodes={len(order)} (None: no limit)."
-        )
-    return order
-
-
-def fmt(x: float) -> str:
-    """4 decimals, as micrograd shows them; scientific notation where that would hide the value."""
-    if math.isnan(x) or math.isinf(x):
-        return str(x)
-    if x == 0.0 or 1e-3 <= abs(x) < 1e6:
-        return f"{x:.4f}"
-    return f"{x:.4e}"
-
-
 def _escape(text: str, record: bool) -> str:
     r"""Text as a DOT label: backslashes and quotes always escaped; in a record, also the
     characters that delimit fields and ports (``{ } | < >``); line breaks as DOT's ``\n``."""
@@ -134,39 +124,6 @@ def _escape(text: str, record: bool) -> str:
         for ch in "{}|<>":
             text = text.replace(ch, "\\" + ch)
     return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n").replace("\t", " ")
-
-
-def names_of(order: list[Value]) -> dict[Value, str]:
-    """A display name per Value: its label, or ``#i`` (its position in the forward order)."""
-    return {v: v.label or f"#{i}" for i, v in enumerate(order)}
-
-
-def role(v: Value, outputs: set[Value], params: set[Value]) -> str:
-    """What ``v`` is in the picture: an output, an intermediate, a parameter, a named leaf or a
-    constant.  Without ``params``, a leaf you made (``Value(0.3)``, a Module's weight) that has no
-    label is a parameter, and a number the engine lifted into a leaf (the 2 of ``x * 2``) a constant."""
-    if v in outputs:
-        return "output"
-    if v._prev:
-        return "intermediate"
-    if v in params:
-        return "parameter"
-    if v.label:
-        return "named leaf"
-    return "parameter" if not params and v._op not in (CONSTANT, NO_GRAD) else "constant"
-
-
-def as_values(values: Value | Iterable[Value] | None, what: str) -> set[Value]:
-    if values is None:
-        return set()
-    if isinstance(values, Value):
-        return {values}
-    result: set[Value] = set()
-    for i, v in enumerate(values):
-        if not isinstance(v, Value):
-            raise TypeError(f"{what}[{i}] must be a Value, got {type(v).__name__}: {v!r}")
-        result.add(v)
-    return result
 
 
 def draw_dot(
@@ -195,9 +152,11 @@ def draw_dot(
         raise ValueError(f"draw_dot: format must be one of {', '.join(FORMATS)}; got {format!r}")
     if rankdir not in RANKDIRS:
         raise ValueError(f"draw_dot: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
-    order = _graph(root, max_nodes, "draw_dot")
-    outputs = as_values(root, "root")
-    param_set = as_values(params, "params")
+    return dot_graph(graph_model(root, params, max_nodes, "draw_dot"), format, rankdir)
+
+
+def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR") -> Any:  # noqa: A002
+    """``model`` as a ``graphviz.Digraph``: ``draw_dot``'s picture (``explore`` lays it out as SVG)."""
     graphviz = _graphviz()
     dot = graphviz.Digraph(
         format=format,
@@ -205,21 +164,19 @@ def draw_dot(
         node_attr={"style": "filled", "fontname": "Helvetica", "fontsize": "11"},
         edge_attr={"arrowsize": "0.6"},
     )
-    ids = {v: f"n{i}" for i, v in enumerate(order)}
-    names = names_of(order)
-    for v in order:
-        label = f"{{ {_escape(names[v], True)} | data {fmt(v.data)} | grad {fmt(v.grad)} }}"
+    for v in model.order:
+        label = f"{{ {_escape(model.names[v], True)} | data {fmt(v.data)} | grad {fmt(v.grad)} }}"
         # nohtml: a label is text, never Graphviz's HTML-like label (<...>), whatever a name holds
         node_label = graphviz.nohtml(label)
-        dot.node(ids[v], label=node_label, shape="record", fillcolor=COLOURS[role(v, outputs, param_set)])
+        dot.node(model.id(v), label=node_label, shape="record", fillcolor=COLOURS[model.roles[v]])
         if v._prev:
-            op_id = ids[v] + "_op"
+            op_id = model.id(v) + "_op"
             # ordering=in keeps the in-edges, hence the operands, in the order they are listed.
             op = graphviz.nohtml(_escape(v._op or "?", False))
             dot.node(op_id, label=op, shape="ellipse", fillcolor="#f1f3f5", ordering="in", fontsize="10")
             for child in v._prev:
-                dot.edge(ids[child], op_id)
-            dot.edge(op_id, ids[v])
+                dot.edge(model.id(child), op_id)
+            dot.edge(op_id, model.id(v))
     return dot
 
 
@@ -327,7 +284,10 @@ def render(
 
     target, fmt = _target(path, format)
     seconds = _check_timeout(timeout)
-    dot = draw_dot(root, format=fmt, rankdir=rankdir, max_nodes=max_nodes, params=params)
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"render: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
+    model = graph_model(root, params, max_nodes, "render")
+    dot = dot_graph(model, fmt, rankdir)
     dot.graph_attr.update(LAYOUT_LIMITS)
     source = dot.source
     _make_parent(target)
@@ -346,13 +306,12 @@ def render(
         ) from exc
     except subprocess.TimeoutExpired as exc:  # subprocess.run has killed dot
         saved = _save_source(source, source_path)
-        n = len(topological_order(root))
         raise GraphvizTimeoutError(
-            f"render: Graphviz's `dot` did not finish drawing the graph of {n} Values within {seconds:g} s "
-            f"and was stopped, so {str(target)!r} was not drawn; {saved}. To get a picture anyway, draw a "
-            "smaller graph: one sample (e.g. the loss of a single input instead of the whole batch), or pass "
-            "a lower max_nodes= to refuse large graphs at once; format='svg' skips the bitmap step, slow for "
-            "large pictures; timeout=None waits as long as dot needs."
+            f"render: Graphviz's `dot` did not finish drawing the graph of {len(model.order)} Values within "
+            f"{seconds:g} s and was stopped, so {str(target)!r} was not drawn; {saved}. To get a picture "
+            "anyway, draw a smaller graph: one sample (e.g. the loss of a single input instead of the whole "
+            "batch), or pass a lower max_nodes= to refuse large graphs at once; format='svg' skips the "
+            "bitmap step, slow for large pictures; timeout=None waits as long as dot needs."
         ) from exc
     stderr = done.stderr.decode(errors="replace").strip()
     if done.returncode != 0:
@@ -364,100 +323,6 @@ def render(
         print(stderr, file=sys.stderr)  # dot's warnings, as graphviz's pipe() shows them
     write_atomically(target, done.stdout, "render")
     return target
-
-
-_INFIX = ("+", "-", "*", "/", "**")
-
-
-def d_of(num: str, den: str) -> str:
-    """``dL/da``, ``d(#5)/d(#2)``: explain's notation for a derivative of one named Value by another."""
-    return f"d{num if len(num) == 1 else f'({num})'}/d{den if len(den) == 1 else f'({den})'}"
-
-
-def expression(v: Value, names: dict[Value, str]) -> str:
-    """``v``'s op written out with its operands' names: ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
-    args = [names[c] for c in v._prev]
-    op = v._op or "?"
-    if (op in _INFIX and len(args) == 2) or (op in ("+", "*") and len(args) > 2):  # n-ary: micrograd.sum
-        return f" {op} ".join(args)
-    if op.startswith("**") and len(args) == 1:
-        return f"{args[0]}{op}"
-    if op == "neg" and len(args) == 1:
-        return f"-{args[0]}"
-    return f"{op}({', '.join(args)})"
-
-
-@dataclass(frozen=True)
-class Contribution:
-    """What one operand receives at one backward step: ``local * upstream = contribution``."""
-
-    operand: Value
-    local: float  # d(node)/d(operand), the op's local derivative
-    contribution: float  # local derivative * upstream gradient, as the op's rule computes it
-    total: float  # d(root)/d(operand) so far: the running sum of its contributions
-
-
-@dataclass(frozen=True)
-class BackwardStep:
-    """One node of the backward pass: its upstream gradient d(root)/d(node) and what each operand receives.
-
-    ``contributions`` is empty for a node built by hand without a derivative rule
-    (``has_rule`` False): gradients stop there."""
-
-    node: Value
-    upstream: float
-    contributions: tuple[Contribution, ...]
-    has_rule: bool
-
-
-@dataclass(frozen=True)
-class BackwardTrace:
-    """Backpropagation through a graph, step by step: what ``explain`` prints and the explorer shows.
-
-    ``order`` is the forward (topological) order, ``names`` the display name of
-    each Value (its label, or ``#i`` for its position in ``order``), ``steps``
-    the ops in backward order and ``grads`` d(root)/d(v) for every Value."""
-
-    root: Value
-    order: list[Value]
-    names: dict[Value, str]
-    steps: list[BackwardStep]
-    grads: dict[Value, float]
-
-
-def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> BackwardTrace:
-    """Run backpropagation through ``root``'s graph with the ops' own derivative rules,
-    recording every step; every ``.grad`` is left as it was.
-
-    >>> from micrograd import Value
-    >>> a = Value(2.0, label="a"); L = a * a; L.label = "L"
-    >>> trace = backward_steps(L)
-    >>> [(c.local, c.total) for c in trace.steps[0].contributions]
-    [(2.0, 2.0), (2.0, 4.0)]
-    """
-    if not isinstance(root, Value):
-        raise TypeError(f"backward_steps() needs a Value, got {type(root).__name__}: {root!r}")
-    order = _graph(root, max_nodes, "backward_steps")
-    steps: list[BackwardStep] = []
-
-    def record(v: Value, g: float, received: Sequence[Any] | None, grads: dict[Value, Any]) -> None:
-        """One step of the engine's own backward pass, as it happens, with the local derivatives."""
-        if received is None:
-            steps.append(BackwardStep(v, g, (), False))  # built by hand without a rule
-            return
-        local = vjp(v, 1.0)  # the op's rule asked with 1: its local derivatives
-        parts: list[Contribution] = []
-        now: dict[Value, Any] = {}  # what each operand has after each contribution of this step
-        for child, loc, contrib in zip(v._prev, local, received):
-            contrib = 0.0 if contrib is None else contrib
-            before = now[child] if child in now else grads[child]  # (None: nothing yet)
-            now[child] = contrib if before is None else before + contrib  # as the engine adds it
-            parts.append(Contribution(child, 0.0 if loc is None else loc, contrib, now[child]))
-        steps.append(BackwardStep(v, g, tuple(parts), True))
-
-    grads = backpropagate({root: 1.0}, observe=record)
-    totals = {v: 0.0 if grads[v] is None else grads[v] for v in order}
-    return BackwardTrace(root, order, names_of(order), steps, totals)
 
 
 def explain(

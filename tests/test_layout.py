@@ -13,12 +13,18 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from micrograd import Value, topological_order
+from micrograd import Value, explore, topological_order
 from micrograd.explore import trace_data
-from micrograd.layout import explorer_page, graph_svg, text_width
-from micrograd.viz import GraphTooLargeError, backward_steps
+from micrograd.graph_model import graph_model
+from micrograd.layout import graph_svg, text_width
+from micrograd.viz import GraphTooLargeError
 from nn import MLP
 from tests.explore_graphs import GRAPHS
+
+
+def svg_of(root: Value) -> str:
+    return graph_svg(graph_model(root, max_nodes=None))
+
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -54,7 +60,7 @@ def test_every_value_op_and_edge_is_drawn_left_to_right_without_overlaps(name: s
     root = GRAPHS[name]()
     assert root is not None
     order = topological_order(root)
-    svg = graph_svg(root)
+    svg = svg_of(root)
     found = boxes(svg)
     expected = {f"n{i}" for i in range(len(order))} | {f"n{i}_op" for i, v in enumerate(order) if v._prev}
     assert set(found) == expected
@@ -87,11 +93,11 @@ def test_every_value_op_and_edge_is_drawn_left_to_right_without_overlaps(name: s
 def test_the_page_carries_explores_data_and_the_laid_out_graph() -> None:
     root = GRAPHS["readme"]()
     assert root is not None
-    page = explorer_page(root)
+    page = explore(root, layout="builtin")
     assert page.html.startswith("<!DOCTYPE html>") and "https://" not in page.html
     data = json.loads(page.html.split('id="mg-data">')[1].split("</script>")[0])
-    assert data == json.loads(json.dumps(trace_data(backward_steps(root), set())))
-    assert graph_svg(root) in page.html
+    assert data == json.loads(json.dumps(trace_data(graph_model(root))))
+    assert svg_of(root) in page.html
     assert page.title == "Backpropagation from L = -8.0000"
 
 
@@ -99,7 +105,7 @@ def test_an_operand_order_is_kept_top_to_bottom() -> None:
     a, b, c = Value(1.0, label="a"), Value(2.0, label="b"), Value(3.0, label="c")
     d = a - b
     e = d / c
-    found = boxes(graph_svg(e))
+    found = boxes(svg_of(e))
     assert found["n0"][1] < found["n1"][1]  # a above b: a - b
     assert found["n2"][1] < found["n3"][1]  # d above c: d / c
 
@@ -108,7 +114,7 @@ def test_names_are_text_never_markup() -> None:
     x = Value(1.0, label="<script>alert(1)</script>")
     y = x * 2
     y.label = '"><img src=x onerror=alert(1)>'
-    svg = graph_svg(y)
+    svg = svg_of(y)
     assert "<script>" not in svg and "<img" not in svg
     ET.fromstring(svg)  # well-formed
 
@@ -117,8 +123,8 @@ def test_too_large_a_graph_says_so() -> None:
     model = MLP(2, [16, 16, 1], seed=0)
     out = model([1.0, 2.0])
     with pytest.raises(GraphTooLargeError, match="max_nodes=300"):
-        explorer_page(out)
-    assert graph_svg(out, max_nodes=None).count('class="node"') > 300
+        explore(out, layout="builtin", max_nodes=300)
+    assert svg_of(out).count('class="node"') > 300
 
 
 def test_text_width_grows_with_the_text() -> None:

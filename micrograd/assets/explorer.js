@@ -38,11 +38,23 @@
     return { g: g, data: data, grad: grad, dataRoom: sepB - sepA - 6, gradRoom: right - sepB - 6 };
   });
 
-  function setField(t, room, prefix, value, cls) {
-    t.textContent = value === null ? prefix : prefix + " " + value;
-    t.setAttribute("class", value === null ? "mg-blank" : (cls || ""));
-    t.removeAttribute("textLength"); t.removeAttribute("lengthAdjust");
-    if (value !== null && room > 0 && t.getComputedTextLength() > room) {
+  // Fields as [text element, room, prefix, value (null: blank), class]. Only the fields whose text
+  // or class changes are written, and all of them before any is measured: on a graph of thousands
+  // of Values, a step touches a few fields, and one layout serves every measurement.
+  function setFields(updates) {
+    const written = [];
+    for (const [t, room, prefix, value, cls] of updates) {
+      const text = value === null ? prefix : prefix + " " + value;
+      const klass = value === null ? "mg-blank" : (cls || "");
+      if (t.mgText === text && t.mgClass === klass) continue;
+      t.mgText = text; t.mgClass = klass;
+      t.textContent = text;
+      t.setAttribute("class", klass);
+      t.removeAttribute("textLength"); t.removeAttribute("lengthAdjust");
+      if (value !== null && room > 0) written.push([t, room]);
+    }
+    const long = written.filter(([t, room]) => t.getComputedTextLength() > room);
+    for (const [t, room] of long) {
       t.setAttribute("textLength", String(room)); t.setAttribute("lengthAdjust", "spacingAndGlyphs");
     }
   }
@@ -92,9 +104,10 @@
     clearMarks();
     // Data: in the forward pass, the first `shown` Values of the topological order.
     const shown = Math.min(frame, N);
+    const updates = [];
     for (let i = 0; i < N; i++)
-      setField(fields[i].data, fields[i].dataRoom, "data", i < shown ? D.nodes[i].data[0] : null,
-               frame <= N && i === shown - 1 ? "mg-fresh" : "");
+      updates.push([fields[i].data, fields[i].dataRoom, "data", i < shown ? D.nodes[i].data[0] : null,
+                    frame <= N && i === shown - 1 ? "mg-fresh" : ""]);
     // Gradients: blank until a step sets them; each shows its running sum after the steps so far.
     const k = frame - N - 1;  // index of the current backward step (-1: none yet)
     const grads = new Array(N).fill(null);
@@ -110,7 +123,8 @@
         }
     }
     for (let i = 0; i < N; i++)
-      setField(fields[i].grad, fields[i].gradRoom, "grad", grads[i], fresh.has(i) ? "mg-fresh" : "");
+      updates.push([fields[i].grad, fields[i].gradRoom, "grad", grads[i], fresh.has(i) ? "mg-fresh" : ""]);
+    setFields(updates);
     const panel = $("step");
     panel.replaceChildren();
     if (frame <= N) forwardPanel(panel, shown);
