@@ -50,6 +50,8 @@ class LiveTraining:
         points, labels = datasets.make_moons(n_samples, noise=noise, seed=seed)
         self.points: list[list[float]] = points
         self.labels: list[int] = labels
+        # each point's coordinates as Values, made once: a step does not lift 2 floats per neuron
+        self._inputs = [[Value(a), Value(b)] for a, b in points]
         self.reset_model()
 
     def reset_model(self) -> None:
@@ -70,6 +72,7 @@ class LiveTraining:
             raise ValueError(f"a label is 0 or 1, got {label!r}")
         self.points.append([float(x), float(y)])
         self.labels.append(int(label))
+        self._inputs.append([Value(float(x)), Value(float(y))])
 
     def remove_nearest(self, x: float, y: float) -> int | None:
         """Remove the point nearest (x, y) and return its index (None when there is none)."""
@@ -78,13 +81,13 @@ class LiveTraining:
         i = min(
             range(len(self.points)), key=lambda k: (self.points[k][0] - x) ** 2 + (self.points[k][1] - y) ** 2
         )
-        del self.points[i], self.labels[i]
+        del self.points[i], self.labels[i], self._inputs[i]
         return i
 
     def loss(self) -> Value:
         """The hinge loss of every point (micrograd's demo loss), a graph to backpropagate."""
         scores: list[Value] = []
-        for p in self.points:
+        for p in self._inputs:
             out = self.model(p)
             assert isinstance(out, Value)  # one output: a Value
             scores.append(out)

@@ -8,7 +8,7 @@ printed output captured, and returns a dict the page shows: ``output`` (everythi
 printed), ``error`` (the traceback, the playground's own frames left out, or None),
 ``shown`` (the Value explored: ``name``, ``data``, ``grad``, the explorer's ``html``, or
 None), ``note`` (why nothing is explored, or None) and ``values`` (``[name, data, grad]``
-for every Value bound to a name).
+for every Value bound to a name, the numbers as Python writes them).
 
 The Value explored is the one bound to ``show`` if there is one; else the value of the
 code's last line if it is an expression giving a Value; else the Value bound by the last
@@ -18,7 +18,7 @@ names, as the lecture writes ``Value(2.0, label="a")``.  The explorer's page com
 
 >>> r = run("a = Value(2.0); b = a * a; b.backward(); print(a.grad)")
 >>> r["output"], r["error"], r["shown"]["name"], r["values"]
-('4.0\\n', None, 'b', [['a', 2.0, 4.0], ['b', 4.0, 1.0]])
+('4.0\\n', None, 'b', [['a', '2.0', '4.0'], ['b', '4.0', '1.0']])
 >>> run("1 / 0")["error"].splitlines()[-1]
 'ZeroDivisionError: division by zero'
 """
@@ -116,7 +116,7 @@ def run(source: str, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
         if isinstance(value, Value) and not name.startswith("__"):
             if not value.label:
                 value.label = name
-            result["values"].append([name, value.data, value.grad])
+            result["values"].append([name, repr(value.data), repr(value.grad)])
     if tree is None:
         return result
     picked = _pick(tree, namespace, last)

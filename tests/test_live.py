@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -45,7 +46,7 @@ def test_the_lectures_example_runs_and_its_last_value_is_explored() -> None:
     assert r["error"] is None and r["note"] is None
     assert r["output"] == "L = -8.0\n"
     assert r["shown"]["name"] == "L" and r["shown"]["data"] == -8.0
-    grads = {name: grad for name, _, grad in r["values"]}
+    grads = {name: float(grad) for name, _, grad in r["values"]}
     assert grads == {"a": 6.0, "b": -4.0, "c": -2.0, "e": -2.0, "d": -2.0, "f": 4.0, "L": 1.0}
     page = r["shown"]["html"]
     assert page.startswith("<!DOCTYPE html>") and "<title>n6_op</title>" in page
@@ -140,3 +141,14 @@ def test_the_playgrounds_python_needs_no_numpy() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "ok", proc.stderr
     assert isinstance(Value(1.0), Value)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (it checks syntax)")
+def test_the_playgrounds_scripts_parse() -> None:
+    import subprocess
+
+    scripts = sorted([*RUNNER.parent.glob("*.js"), *RUNNER.parent.glob("*.mjs")])
+    assert {p.name for p in scripts} >= {"playground.js", "boot.mjs", "runner.mjs", "trainer.mjs"}
+    for script in scripts:
+        proc = subprocess.run(["node", "--check", str(script)], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
