@@ -288,6 +288,23 @@ def test_an_error_shows_its_traceback(page: Any) -> None:
     network(page)
 
 
+def test_stop_ends_a_run_that_never_ends(page: Any) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    editor = page.find_element("id", "editor")
+    page.execute_script("arguments[0].value = 'print(1)\\nwhile True:\\n    pass'", editor)
+    editor.send_keys(Keys.CONTROL, Keys.ENTER)
+    wait(page, "!document.getElementById('stop').disabled", 10)
+    time.sleep(0.5)
+    assert text(page, "status") == "running…"
+    page.find_element("id", "stop").click()
+    assert text(page, "error").startswith("Stopped")
+    wait(page, "!document.getElementById('run').disabled")  # a new Python is ready
+    run_code(page, "print('after the restart')")
+    assert text(page, "output") == "after the restart\n"
+    network(page)
+
+
 def test_a_shared_link_loads_its_code(page: Any) -> None:
     run_code(page, 'word = "π ≈ 3.14 — ünïcode"\nprint(word)\nt = Value(0.5).tanh()\n')
     page.find_element("id", "share").click()
