@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-from micrograd import Value
+from micrograd import Value, topological_order
 from nn import MLP, losses, optim
 from nn.live import LiveTraining
 
@@ -31,7 +31,7 @@ def _load_runner() -> ModuleType:
 
 run = _load_runner().run
 
-LECTURE = """from micrograd import Value
+LECTURE = """from micrograd import Value, topological_order
 a = Value(2.0); b = Value(-3.0); c = Value(10.0)
 e = a * b; d = e + c
 f = Value(-2.0)
@@ -97,6 +97,16 @@ def test_live_training_is_micrograds_demo_step_by_step() -> None:
         opt.step()
         assert t.step() == loss.data  # bit for bit the README's loop
     assert t.steps == 3 and len(t.history) == 3
+
+
+def test_the_fused_graph_is_the_models_bit_for_bit_gradients_included() -> None:
+    fused, plain = LiveTraining(n_samples=40, seed=5), LiveTraining(n_samples=40, seed=5, fused=False)
+    for _ in range(3):
+        assert fused.step() == plain.step()
+        grads = [p.grad for p in fused.model.parameters()]
+        assert grads == [p.grad for p in plain.model.parameters()] and any(grads)
+    assert [p.data for p in fused.model.parameters()] == [p.data for p in plain.model.parameters()]
+    assert len(topological_order(fused.loss())) * 4 < len(topological_order(plain.loss()))
 
 
 def test_the_grid_scores_are_the_models_outputs() -> None:
