@@ -91,6 +91,7 @@ function onRunner(msg) {
     if (pending !== null) { const code = pending; pending = null; run(code); }
   } else if (msg.type === "result" && msg.id === runId) {
     show(msg.result, msg.ms);
+    if (pending !== null) { const code = pending; pending = null; run(code); }  // asked for while running
     // The training worker starts once the editor's Python has answered: the two do not compete
     // for the processor while the page's first result is on its way.
     if (trainer === null) startTrainer();

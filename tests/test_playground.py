@@ -148,11 +148,7 @@ def network(d: Any) -> None:
 
 
 def errors(d: Any) -> list[str]:
-    return [
-        e["message"]
-        for e in d.get_log("browser")
-        if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]
-    ]
+    return [e["message"] for e in d.get_log("browser") if e["level"] == "SEVERE"]
 
 
 def shot(d: Any, name: str, scroll_to: str | None = None) -> Path:
