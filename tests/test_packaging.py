@@ -83,7 +83,7 @@ def needed_by_tests(path: PurePosixPath) -> bool:
     if top == "scripts":
         return path.suffix in (".py", ".sh")
     if top == "playground":  # the playground's sources (scripts/build_playground.py builds it)
-        return path.suffix in (".py", ".html", ".css", ".js", ".json")
+        return path.suffix in (".py", ".html", ".css", ".js", ".mjs", ".json")
     if top == "benchmarks":
         return path.suffix in (".py", ".md", ".json")
     if path.parts[:2] == ("docs", "images"):
