@@ -182,7 +182,7 @@ function onTrainer(msg) {
   lossHistory.push(...msg.losses);
   view = msg;
   state.training = { steps: msg.steps, points: msg.points.length, accuracy: msg.accuracy,
-                     stepsPerSecond: msg.stepsPerSecond, playing: msg.playing,
+                     stepsPerSecond: msg.stepsPerSecond, playing: msg.playing, lr: msg.lr,
                      loss: lossHistory.length ? lossHistory[lossHistory.length - 1] : null, grid: msg.grid };
   state.gridVersion += 1;
   state.lossCount = lossHistory.length;

@@ -339,11 +339,17 @@ def test_clicks_add_and_remove_points_and_training_learns_live(page: Any) -> Non
     ).perform()
     wait(page, f"window.mgPlayground.gridVersion > {version}", 10)
     assert page.execute_script("return window.mgPlayground.training.points") == 100
-    # Train: the loss falls, the boundary moves, the page keeps answering.
+    # Train: the loss falls, the boundary moves, the page keeps answering (its timers run on time).
+    page.execute_script(
+        "window.mgGap = 0; let last = performance.now();"
+        "window.mgTimer = setInterval(() => { const now = performance.now();"
+        "  window.mgGap = Math.max(window.mgGap, now - last); last = now; }, 20);"
+    )
     page.find_element("id", "play").click()
     wait(page, "window.mgPlayground.training.steps >= 30", 60)
     time.sleep(3)  # a few more slices for a steady rate
-    assert page.execute_script("return document.getElementById('steps').textContent")  # the page answers
+    gap = page.execute_script("clearInterval(window.mgTimer); return window.mgGap")
+    assert gap < 500, f"the page's main thread stalled for {gap:.0f} ms while training"
     page.find_element("id", "play").click()
     state = wait(page, "!window.mgPlayground.training.playing && window.mgPlayground.training", 10)
     history = page.execute_script("return window.mgPlayground.lossCount")
@@ -369,6 +375,16 @@ def test_clicks_add_and_remove_points_and_training_learns_live(page: Any) -> Non
     steps = state["steps"]
     page.find_element("id", "step").click()
     wait(page, f"window.mgPlayground.training.steps === {steps + 1}", 10)
+    # the learning rate and reset reach the worker
+    from selenium.webdriver.support.ui import Select
+
+    Select(page.find_element("id", "lr")).select_by_visible_text("0.3")
+    page.find_element("id", "step").click()
+    wait(page, f"window.mgPlayground.training.steps === {steps + 2}", 10)
+    assert page.execute_script("return window.mgPlayground.training.lr") == 0.3
+    page.find_element("id", "reset").click()
+    wait(page, "window.mgPlayground.training.steps === 0 && window.mgPlayground.lossCount === 0", 10)
+    assert page.execute_script("return window.mgPlayground.training.points") == 100
     assert errors(page) == []
     network(page)
 
