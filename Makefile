@@ -46,11 +46,11 @@ demos: $(DEMO_STAMP)  ## every demo, full length, PNGs in $(OUT)/
 lint: $(TEST_STAMP)  ## ruff (lint + format) and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy micrograd nn demos scripts/install_torch.py
+	$(VENV)/bin/mypy micrograd nn demos scripts/install_torch.py scripts/build_playground.py playground/runner.py
 
 check: lint test
 
-docs: $(TEST_STAMP)  ## the documentation site, built into site/ (mkdocs --strict: a broken link or example fails)
+docs: $(TEST_STAMP)  ## the documentation site, built into site/ (mkdocs --strict: a broken link or example fails); its playground needs npm
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 bench: $(DEMO_STAMP)  ## this engine vs micrograd 0.1.0: table on stdout, JSON in benchmarks/results/latest.json

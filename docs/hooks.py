@@ -5,6 +5,9 @@
 * ``on_page_markdown`` appends to pages/benchmarks.md one plot per workload (the median of each
   row, on a log scale) and the machine the run was made on; ``on_files`` adds the plots, drawn
   by matplotlib as SVG at build time from ``benchmarks/results/latest.json``.  Nothing is fetched.
+* ``on_files`` also builds the playground (``scripts/build_playground.py``: Pyodide's runtime from
+  the npm package pinned in ``playground/package-lock.json``, installed by ``npm ci``, and this
+  project's wheel) into ``playground/build/`` and adds it to the site as ``playground/``.
 """
 
 from __future__ import annotations
@@ -117,8 +120,27 @@ def _plot(workload: dict[str, Any]) -> bytes:
     return buffer.getvalue()
 
 
+PLAYGROUND_BUILD = ROOT / "playground" / "build"  # git-ignored; holds playground/ as the site has it
+
+
+def _playground(files: Files, config: Any) -> None:
+    import importlib.util
+
+    script = ROOT / "scripts" / "build_playground.py"
+    spec = importlib.util.spec_from_file_location("build_playground", script)
+    assert spec is not None and spec.loader is not None
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    out = PLAYGROUND_BUILD / "playground"
+    builder.build(out)
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        rel = path.relative_to(PLAYGROUND_BUILD).as_posix()
+        files.append(File(rel, str(PLAYGROUND_BUILD), config["site_dir"], config["use_directory_urls"]))
+
+
 def on_files(files: Files, config: Any) -> Files:
     for name, workload in _run()["workloads"].items():
         if _measured(workload["rows"]):
             files.append(File.generated(config, f"{FOLDER}/{name}.svg", content=_plot(workload)))
+    _playground(files, config)
     return files

@@ -47,7 +47,7 @@ SKIP_DIRS = {
     ".pytest_cache",
     ".mypy_cache",
 }
-SKIP_DIRS |= {".ruff_cache", ".hypothesis", ".micrograd-0.1.0", ".ipynb_checkpoints"}
+SKIP_DIRS |= {".ruff_cache", ".hypothesis", ".micrograd-0.1.0", ".ipynb_checkpoints", "node_modules"}
 TOP_FILES = {
     "LICENSE",
     "README.md",
@@ -82,6 +82,8 @@ def needed_by_tests(path: PurePosixPath) -> bool:
         return path.suffix == ".py"
     if top == "scripts":
         return path.suffix in (".py", ".sh")
+    if top == "playground":  # the playground's sources (scripts/build_playground.py builds it)
+        return path.suffix in (".py", ".html", ".css", ".js", ".mjs", ".json")
     if top == "benchmarks":
         return path.suffix in (".py", ".md", ".json")
     if path.parts[:2] == ("docs", "images"):

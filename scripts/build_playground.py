@@ -1,0 +1,104 @@
+"""Build the docs site's playground into a folder: ``python scripts/build_playground.py OUT``.
+
+``make docs`` runs it (docs/hooks.py puts OUT into the site as ``playground/``) and so do the
+playground's browser tests.  It needs npm and nothing from the network at run time:
+
+1. Pyodide's runtime, the exact version pinned in ``playground/package.json`` and its lock,
+   installed by ``npm ci`` into ``playground/node_modules`` (git-ignored; skipped when that
+   version is already there); only the files the runtime loads are copied, into ``OUT/pyodide/``.
+2. This project's wheel (micrograd-next, pure Python), built with ``pip wheel`` from a copy of
+   the sources (no ``build/`` left in the tree), into OUT beside the page.
+3. The page (``index.html``, with the wheel's file name and Pyodide's version filled in), its
+   stylesheet and scripts, and ``runner.py``, from ``playground/``.
+
+Every URL the page uses is relative, so OUT works from any static server and after a move.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "playground"
+MODULES = SOURCE / "node_modules" / "pyodide"
+#: The runtime files Pyodide loads at start (the rest of the npm package is types, maps and consoles).
+RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+PAGE_FILES = ("playground.css", "playground.js", "boot.mjs", "runner.mjs", "trainer.mjs", "runner.py")
+WHEEL_SOURCES = ("micrograd", "nn", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
+
+
+def pinned_version() -> str:
+    """The exact version of the npm package ``pyodide`` in playground/package.json."""
+    version = str(json.loads((SOURCE / "package.json").read_text())["dependencies"]["pyodide"])
+    if not version[:1].isdigit():
+        raise SystemExit(f"build_playground: pin an exact pyodide version in package.json, not {version!r}")
+    return version
+
+
+def install_pyodide(version: str) -> None:
+    """``npm ci`` in playground/ unless node_modules already holds that version of pyodide."""
+    installed = MODULES / "package.json"
+    same = installed.is_file() and json.loads(installed.read_text()).get("version") == version
+    if same and all((MODULES / name).is_file() for name in RUNTIME):
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SystemExit(
+            "build_playground: npm is not on PATH; it installs Pyodide's runtime (apt-get install npm)"
+        )
+    command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"]
+    subprocess.run(command, cwd=SOURCE, check=True, timeout=600)
+
+
+def build_wheel(out: Path) -> Path:
+    """This project's wheel, built from a copy of its sources, into ``out``."""
+    with tempfile.TemporaryDirectory(prefix="playground-wheel-") as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+        for name in WHEEL_SOURCES:
+            path = ROOT / name
+            if path.is_dir():
+                shutil.copytree(path, src / name, ignore=ignore)
+            else:
+                shutil.copy2(path, src / name)
+        dist = Path(tmp) / "dist"
+        command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet"]
+        subprocess.run([*command, "--wheel-dir", str(dist), str(src)], check=True, timeout=300)
+        (wheel,) = dist.glob("*.whl")
+        return Path(shutil.copy2(wheel, out / wheel.name))
+
+
+def build(out: Path) -> Path:
+    """The playground in ``out`` (made or emptied first); returns the page's path."""
+    version = pinned_version()
+    install_pyodide(version)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "pyodide").mkdir(parents=True)
+    for name in RUNTIME:
+        shutil.copy2(MODULES / name, out / "pyodide" / name)
+    wheel = build_wheel(out)
+    for name in PAGE_FILES:
+        shutil.copy2(SOURCE / name, out / name)
+    page = (SOURCE / "index.html").read_text(encoding="utf-8")
+    page = page.replace("%%WHEEL%%", wheel.name).replace("%%PYODIDE%%", version)
+    (out / "index.html").write_text(page, encoding="utf-8")
+    return out / "index.html"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="the folder to build the playground into (emptied first)")
+    args = parser.parse_args(argv)
+    print(f"build_playground: {build(args.out)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,462 @@
+"""The docs site's playground in headless Chromium, served by a local static server.
+
+The playground is built with the docs build's own script (scripts/build_playground.py: Pyodide's
+runtime from the pinned npm package, this project's wheel) into a temporary site folder and served
+by ``http.server`` on 127.0.0.1.  The page runs the lecture's example with no click and explores it
+(a.grad 6.0 in the page and in the explorer's frame); typed code runs and prints, as text; an error
+shows its traceback; a shared link's fragment loads its code; clicks on the field add and remove
+points, and training lowers the loss and moves the boundary at >= 5 steps per second (on a machine
+busy with other work, at least half of CPython's rate measured at the same time); every request
+the browser makes (the workers' included) goes to 127.0.0.1; a copy of the site in another folder,
+at another URL path, still works.  Screenshots at 1280x800 go to playground/build/screenshots/
+(git-ignored)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib.util
+import json
+import os
+import re
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.browser_support import MISSING, needs_browser
+
+pytestmark = [needs_browser]
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "playground" / "build" / "screenshots"
+LOAD_TIMEOUT = 90  # seconds for Pyodide to start in a worker on a busy 2-core machine
+REQUESTS: list[str] = []  # every URL the browser asked for, from Chromium's performance log
+SERVED: list[str] = []  # every path the servers were asked for
+NETLOG = Path("netlog.json")  # Chromium's network log (--log-net-log), set by the driver fixture
+
+
+def _builder() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "build_playground", ROOT / "scripts" / "build_playground.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        SERVED.append(self.path)
+
+
+class Server:
+    """``http.server`` on 127.0.0.1 serving ``folder`` from a thread."""
+
+    def __init__(self, folder: Path) -> None:
+        handler = functools.partial(_Quiet, directory=str(folder))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.base = f"http://127.0.0.1:{self.httpd.server_port}/"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site folder holding playground/, built as `make docs` builds it."""
+    if MISSING is not None:
+        pytest.skip(MISSING)
+    folder = tmp_path_factory.mktemp("site")
+    _builder().build(folder / "playground")
+    (folder / "index.html").write_text("<!DOCTYPE html><title>docs</title><p>the documentation\n")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def server(site: Path) -> Iterator[Server]:
+    s = Server(site)
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Headless Chromium with its console, performance and network logs, a 1280x800 viewport."""
+    global NETLOG
+    if MISSING is not None:
+        pytest.skip(MISSING)
+    NETLOG = tmp_path_factory.mktemp("netlog") / "netlog.json"
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "chromium"
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-default-apps",
+        "--window-size=1280,800",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+        f"--log-net-log={NETLOG}",  # every request of the browser, its workers' included
+        # Chromium's own background traffic off (autofill, sign-in, updates, network time, ...),
+        # and no host but this one resolves: nothing can leave the machine, whoever asks.
+        "--no-pings",
+        "--disable-domain-reliability",
+        "--disable-client-side-phishing-detection",
+        "--disable-features=AutofillServerCommunication,OptimizationHints,OptimizationGuideModelDownloading,"
+        "NetworkTimeServiceQuerying,MediaRouter,DialMediaRouteProvider,Translate,SigninInterception",
+        "--homepage=about:blank",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    d = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "chromedriver"))
+    d.set_page_load_timeout(30)
+    d.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        yield d
+    finally:
+        d.quit()
+
+
+def network(d: Any) -> None:
+    """Move the URLs of the requests in the performance log into REQUESTS."""
+    for entry in d.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            REQUESTS.append(message["params"]["request"]["url"])
+
+
+def errors(d: Any) -> list[str]:
+    return [e["message"] for e in d.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def shot(d: Any, name: str, scroll_to: str | None = None) -> Path:
+    if scroll_to is not None:
+        d.execute_script(f"document.getElementById({scroll_to!r}).scrollIntoView()")
+        time.sleep(0.2)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    d.save_screenshot(str(path))
+    return path
+
+
+def wait(d: Any, script: str, timeout: float = LOAD_TIMEOUT) -> Any:
+    """Poll ``script`` (a JS expression) until it is truthy; return its value."""
+    end = time.monotonic() + timeout
+    while True:
+        value = d.execute_script(f"return {script}")
+        if value:
+            return value
+        if time.monotonic() > end:
+            status = d.execute_script("return document.getElementById('status').textContent")
+            raise AssertionError(f"timed out waiting for {script} (status: {status!r}); console: {errors(d)}")
+        time.sleep(0.2)
+
+
+def text(d: Any, element_id: str) -> str:
+    return str(d.execute_script(f"return document.getElementById({element_id!r}).textContent"))
+
+
+def values(d: Any) -> dict[str, list[str]]:
+    rows = d.execute_script(
+        "return [...document.querySelectorAll('#values tbody tr')].map("
+        "(tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent))"
+    )
+    return {r[0]: r[1:] for r in rows}
+
+
+def cpython_rate(steps: int = 4) -> float:
+    """The same training's steps per second on this machine's CPython, for comparison."""
+    from nn.live import LiveTraining
+
+    live = LiveTraining()
+    live.step()
+    start = time.perf_counter()
+    for _ in range(steps):
+        live.step()
+    return steps / (time.perf_counter() - start)
+
+
+def runs(d: Any) -> int:
+    return int(d.execute_script("return window.mgPlayground ? window.mgPlayground.runs : 0"))
+
+
+def run_code(d: Any, code: str) -> None:
+    """Type ``code`` into the editor (replacing it) and run it with Ctrl+Enter."""
+    from selenium.webdriver.common.keys import Keys
+
+    before = runs(d)
+    editor = d.find_element("id", "editor")
+    d.execute_script("arguments[0].value = ''", editor)
+    editor.send_keys(code)
+    editor.send_keys(Keys.CONTROL, Keys.ENTER)
+    wait(d, f"window.mgPlayground.runs > {before}", 60)
+
+
+@pytest.fixture(scope="module")
+def page(driver: Any, server: Server) -> Any:
+    """The playground, opened; returns the driver once the default example has run."""
+    driver.get(server.base + "playground/index.html")
+    # Before Python: the page is on screen and says it is loading.
+    assert text(driver, "status") == "loading Python…"
+    shot(driver, "playground-loading")
+    wait(driver, "window.mgPlayground.runs >= 1")
+    return driver
+
+
+def test_first_paint_is_fast_and_the_page_says_when_python_was_ready(page: Any) -> None:
+    paint = page.execute_script(
+        "const e = performance.getEntriesByName('first-contentful-paint')[0]; return e ? e.startTime : null"
+    )
+    assert paint is not None and paint < 1000, paint
+    ready = float(page.execute_script("return document.body.dataset.readyMs"))
+    assert paint < ready
+    shown = text(page, "ready-time")
+    assert shown.startswith("· Python ready in ") and f"{ready / 1000:.1f} s" in shown
+    print(f"\nplayground: first contentful paint {paint:.0f} ms, Python ready in {ready / 1000:.2f} s")
+
+
+def test_the_default_example_runs_with_no_click_and_is_explored(page: Any) -> None:
+    assert "L = -8.0" in text(page, "output")
+    assert values(page)["a"] == ["2.0", "6.0"] and values(page)["b"] == ["-3.0", "-4.0"]
+    assert values(page)["L"] == ["-8.0", "1.0"]
+    assert page.find_element("id", "error").get_attribute("hidden") is not None
+    shot(page, "playground-default")
+    frame = page.find_element("id", "explorer")
+    page.switch_to.frame(frame)
+    try:
+        wait(page, "document.body && document.body.getAttribute('data-mg-ready') === '1'", 20)
+        assert page.execute_script("return document.querySelectorAll('g.node').length") == 7 + 3
+        page.find_element("id", "last").click()  # the end: every gradient
+        leaves = page.execute_script(
+            "return [...document.querySelectorAll('tr[data-mg=leaf]')].map("
+            "(tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent))"
+        )
+        assert ["a", "2.0000", "6.0000"] in leaves and ["f", "-2.0000", "4.0000"] in leaves
+    finally:
+        page.switch_to.default_content()
+    shot(page, "playground-explorer", scroll_to="explorer-heading")
+    assert errors(page) == []
+    network(page)
+
+
+def test_typed_code_runs_and_its_output_is_text(page: Any) -> None:
+    run_code(page, 'x = Value(3.0)\nprint("<b id=injected>bold</b>", x.data)\nshow = x * x + x\n')
+    assert text(page, "output") == "<b id=injected>bold</b> 3.0\n"
+    assert page.execute_script("return document.getElementById('injected')") is None
+    assert text(page, "explorer-title").startswith("show: Backpropagation from show = 12.0000")
+    assert values(page)["show"] == ["12.0", "0.0"]
+    shot(page, "playground-typed")
+    network(page)
+
+
+def test_an_error_shows_its_traceback(page: Any) -> None:
+    run_code(page, "x = Value(1.0)\nprint('before')\ny = x + undefined_name\n")
+    assert text(page, "output") == "before\n"
+    error = text(page, "error")
+    assert page.find_element("id", "error").is_displayed()
+    assert error.startswith("Traceback (most recent call last):")
+    assert 'File "<playground>", line 3, in <module>' in error
+    assert error.rstrip().endswith("NameError: name 'undefined_name' is not defined")
+    assert text(page, "status").startswith("error")
+    shot(page, "playground-error")
+    network(page)
+
+
+def test_stop_ends_a_run_that_never_ends(page: Any) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    editor = page.find_element("id", "editor")
+    page.execute_script("arguments[0].value = 'print(1)\\nwhile True:\\n    pass'", editor)
+    editor.send_keys(Keys.CONTROL, Keys.ENTER)
+    wait(page, "!document.getElementById('stop').disabled", 10)
+    time.sleep(0.5)
+    assert text(page, "status") == "running…"
+    page.find_element("id", "stop").click()
+    assert text(page, "error").startswith("Stopped")
+    wait(page, "!document.getElementById('run').disabled")  # a new Python is ready
+    run_code(page, "print('after the restart')")
+    assert text(page, "output") == "after the restart\n"
+    network(page)
+
+
+def test_a_shared_link_loads_its_code(page: Any) -> None:
+    run_code(page, 'word = "π ≈ 3.14 — ünïcode"\nprint(word)\nt = Value(0.5).tanh()\n')
+    page.find_element("id", "share").click()
+    link = wait(page, "document.getElementById('share-link').value", 5)
+    assert link.startswith(page.current_url.split("#")[0] + "#code=")
+    fragment = link.split("#code=")[1]
+    assert set(fragment) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    page.get("about:blank")
+    page.get(link)
+    wait(page, "window.mgPlayground.runs >= 1")
+    assert page.find_element("id", "editor").get_attribute("value").startswith('word = "π ≈ 3.14 — ünïcode"')
+    assert text(page, "output") == "π ≈ 3.14 — ünïcode\n"
+    assert text(page, "explorer-title").startswith("t: ")
+    shot(page, "playground-shared")
+    network(page)
+
+
+def test_clicks_add_and_remove_points_and_training_learns_live(page: Any) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    wait(page, "window.mgPlayground.training && window.mgPlayground.training.points === 100")
+    page.execute_script("document.getElementById('train-section').scrollIntoView()")
+    field = page.find_element("id", "field")
+    before = page.execute_script("return window.mgPlayground.training")
+    # a point of class 1 in the top left corner (class 0's region), then shift-click removes it
+    page.find_element("css selector", "input[name=cls][value='1']").click()
+    version = page.execute_script("return window.mgPlayground.gridVersion")
+    ActionChains(page).move_to_element_with_offset(field, -200, -200).click().perform()
+    wait(page, f"window.mgPlayground.gridVersion > {version}", 10)
+    after = page.execute_script("return window.mgPlayground.training")
+    assert after["points"] == 101 and text(page, "npoints") == "101"
+    version = page.execute_script("return window.mgPlayground.gridVersion")
+    ActionChains(page).key_down(Keys.SHIFT).move_to_element_with_offset(field, -199, -199).click().key_up(
+        Keys.SHIFT
+    ).perform()
+    wait(page, f"window.mgPlayground.gridVersion > {version}", 10)
+    assert page.execute_script("return window.mgPlayground.training.points") == 100
+    # Train: the loss falls, the boundary moves, the page keeps answering (its timers run on time).
+    page.execute_script(
+        "window.mgGap = 0; let last = performance.now();"
+        "window.mgTimer = setInterval(() => { const now = performance.now();"
+        "  window.mgGap = Math.max(window.mgGap, now - last); last = now; }, 20);"
+    )
+    page.find_element("id", "play").click()
+    wait(page, "window.mgPlayground.training.steps >= 30", 60)
+    time.sleep(3)  # a few more slices for a steady rate
+    gap = page.execute_script("clearInterval(window.mgTimer); return window.mgGap")
+    assert gap < 500, f"the page's main thread stalled for {gap:.0f} ms while training"
+    page.find_element("id", "play").click()
+    state = wait(page, "!window.mgPlayground.training.playing && window.mgPlayground.training", 10)
+    history = page.execute_script("return window.mgPlayground.lossCount")
+    assert history == state["steps"] >= 30
+    assert state["loss"] < 0.5 < 1.0
+    assert state["grid"] != before["grid"]
+    rate = state["stepsPerSecond"]
+    shot(page, "playground-training", scroll_to="train-section")
+    native = cpython_rate()
+    load = os.getloadavg()[0]
+    print(
+        f"\nplayground: {rate:.2f} training steps per second in the browser (MLP 2-16-16-1, 100 points, "
+        f"full batch); CPython here, now: {native:.2f}; load average {load:.1f} on {os.cpu_count()} CPUs"
+    )
+    if rate < 5.0 and load > (os.cpu_count() or 1):
+        # Other work is sharing the processors (the 1-minute load is above their count): the engine
+        # itself trains slower than usual here. The browser must still keep pace with CPython.
+        assert rate >= 0.5 * native, (
+            f"{rate:.2f} steps/s in the browser, {native:.2f} in CPython, load {load:.1f}"
+        )
+    else:
+        assert rate >= 5.0, f"{rate:.2f} steps/s (CPython here: {native:.2f}, load {load:.1f})"
+    steps = state["steps"]
+    page.find_element("id", "step").click()
+    wait(page, f"window.mgPlayground.training.steps === {steps + 1}", 10)
+    # the learning rate and reset reach the worker
+    from selenium.webdriver.support.ui import Select
+
+    Select(page.find_element("id", "lr")).select_by_visible_text("0.3")
+    page.find_element("id", "step").click()
+    wait(page, f"window.mgPlayground.training.steps === {steps + 2}", 10)
+    assert page.execute_script("return window.mgPlayground.training.lr") == 0.3
+    page.find_element("id", "reset").click()
+    wait(page, "window.mgPlayground.training.steps === 0 && window.mgPlayground.lossCount === 0", 10)
+    assert page.execute_script("return window.mgPlayground.training.points") == 100
+    assert errors(page) == []
+    network(page)
+
+
+def netlog_requests() -> list[dict[str, str]]:
+    """The URL requests in Chromium's network log so far (it is written as it goes, one event a line,
+    and closed when the browser quits): each one's ``url``, ``initiator`` and network isolation key."""
+    found = []
+    for line in NETLOG.read_text(errors="replace").splitlines():
+        if '"url":"' not in line or '"params":' not in line:
+            continue
+        try:
+            params = json.loads(line.rstrip().rstrip(","))["params"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue
+        if isinstance(params, dict) and "url" in params:
+            found.append(
+                {
+                    k: str(params.get(k, ""))
+                    for k in ("url", "initiator", "network_isolation_key", "request_type")
+                }
+            )
+    return found
+
+
+def test_no_request_leaves_localhost(page: Any, server: Server) -> None:
+    network(page)
+    wait(page, "window.mgPlayground.trainerReadyMs", 60)  # both workers have fetched what they need
+    # The page's own requests, from the DevTools performance log; Chromium's own pages
+    # (chrome://new-tab-page and its resources, before the first get) are not the network.
+    internal = ("chrome", "chrome-untrusted", "data", "blob", "about")
+    page_requests = [u for u in REQUESTS if u.split(":", 1)[0].lower() not in internal]
+    assert page_requests and all(u.startswith("http://127.0.0.1:") for u in page_requests), page_requests
+    # Everything the browser fetched for the pages, the workers' requests included, from its network
+    # log: whatever a page or its workers ask for carries the page's origin as initiator.
+    requests = netlog_requests()
+    ours = [r for r in requests if "127.0.0.1" in r["initiator"] or "127.0.0.1" in r["network_isolation_key"]]
+    offsite = sorted({r["url"] for r in ours if not re.match(r"https?://127\.0\.0\.1:\d+/", r["url"])})
+    assert offsite == []
+    urls = {r["url"] for r in ours}
+    for tail in (
+        "/playground/pyodide/pyodide.asm.wasm",
+        "/playground/pyodide/python_stdlib.zip",
+        "-none-any.whl",
+    ):
+        assert any(u.startswith(server.base) and u.endswith(tail) for u in urls), tail
+    assert any(p.endswith("/pyodide/python_stdlib.zip") for p in SERVED)
+    # The rest is Chromium's own background traffic (updates, sign-in, its start page), started by
+    # no page; --host-resolver-rules lets none of it resolve, so it never leaves the machine.
+    elsewhere = [
+        r
+        for r in requests
+        if not re.match(r"(https?://127\.0\.0\.1:\d+/|chrome|data:|blob:|about:)", r["url"])
+    ]
+    assert all(r["initiator"] in ("", "not an origin") for r in elsewhere), elsewhere
+    if elsewhere:
+        print(
+            f"\nChromium's own requests, not resolved: {sorted({r['url'].split('?')[0] for r in elsewhere})}"
+        )
+
+
+def test_a_copy_of_the_site_elsewhere_still_works(driver: Any, site: Path, tmp_path: Path) -> None:
+    moved = tmp_path / "somewhere" / "else"
+    shutil.copytree(site, moved)
+    other = Server(tmp_path)
+    try:
+        driver.get(other.base + "somewhere/else/playground/index.html")
+        wait(driver, "window.mgPlayground.runs >= 1")
+        assert values(driver)["a"] == ["2.0", "6.0"]
+        assert "L = -8.0" in text(driver, "output")
+        network(driver)
+        moved_urls = {r["url"] for r in netlog_requests()}
+        assert other.base + "somewhere/else/playground/pyodide/pyodide.asm.wasm" in moved_urls
+    finally:
+        other.close()
