@@ -14,7 +14,7 @@ The Value explored is the one bound to ``show`` if there is one; else the value 
 code's last line if it is an expression giving a Value; else the Value bound by the last
 top-level assignment.  Values bound to names and without a label are labelled with their
 names, as the lecture writes ``Value(2.0, label="a")``.  The explorer's page comes from
-``micrograd.layout.explorer_page`` (no Graphviz in a browser).
+``micrograd.explore`` with its built-in layout (no Graphviz in a browser).
 
 >>> r = run("a = Value(2.0); b = a * a; b.backward(); print(a.grad)")
 >>> r["output"], r["error"], r["shown"]["name"], r["values"]
@@ -32,8 +32,7 @@ import linecache
 import traceback
 from typing import Any
 
-from micrograd import Value
-from micrograd.layout import explorer_page
+from micrograd import Value, explore
 from micrograd.viz import DEFAULT_MAX_NODES, GraphTooLargeError
 
 __all__ = ["FILENAME", "run"]
@@ -125,7 +124,7 @@ def run(source: str, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
         return result
     name, root = picked
     try:
-        page = explorer_page(root, max_nodes=max_nodes)
+        page = explore(root, max_nodes=max_nodes, layout="builtin")
     except GraphTooLargeError as exc:
         result["note"] = f"{name}: {exc}"
         return result
