@@ -29,7 +29,6 @@ from .math import (
     SELU_ALPHA,
     SELU_SCALE,
     SQRT1_2,
-    abs,  # noqa: A004 - micrograd.math.abs: on Values too
     div,
     erf,
     exp,
@@ -189,8 +188,10 @@ class LogSigmoid(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         (x,) = ctx.inputs
         negative = x < 0.0
-        z = exp(-abs(x))
-        # 1 - sigmoid(x), written for either sign without overflow: z / (1 + z) is sigmoid(-|x|)
+        # 1 - sigmoid(x), as PyTorch writes it for either sign without overflow: z / (1 + z) is
+        # sigmoid(-|x|) for z = e**-|x|; -|x| written as a branch, so that its derivative at 0 is
+        # -1 (abs'(0) = 0 would make logsigmoid''(0) 0, where it is -1/4)
+        z = exp(where(negative, x, -x))
         return (g * (where(negative, 1.0, 0.0) - where(negative, 1.0, -1.0) * div(z, 1.0 + z)),)
 
 
@@ -207,9 +208,9 @@ class SELU(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-        out = ctx.output
-        # from the result, as PyTorch: below 0, scale alpha e**x = out + scale alpha
-        return (where(out <= 0.0, g * (out + SELU_ALPHA * SELU_SCALE), g * SELU_SCALE),)
+        (x,) = ctx.inputs
+        # below 0, scale alpha e**x, from x (from the result, out + scale alpha would cancel)
+        return (where(x <= 0.0, g * (SELU_ALPHA * SELU_SCALE) * exp(x), g * SELU_SCALE),)
 
 
 Value.selu = unary_method(SELU, "scale * (x if x > 0 else alpha (e**x - 1)), PyTorch's alpha and scale.")
@@ -225,10 +226,11 @@ class CELU(Function):
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-        _, alpha = ctx.inputs
-        out = ctx.output
-        # from the result, as PyTorch: below 0, e**(x/alpha) = (out + alpha) / alpha
-        return where(out <= 0.0, g * (1.0 / alpha) * (out + alpha), g), None
+        x, alpha = ctx.inputs
+        # below 0, e**(x/alpha), as PyTorch computes it, but with 1/alpha in float64 (see the docs'
+        # op catalogue: PyTorch rounds alpha to float32 there)
+        scale = 1.0 / alpha
+        return where(x <= 0.0, g * scale * alpha * exp(x * scale), g), None
 
 
 def celu(self: Value, alpha: float = 1.0) -> Value:
