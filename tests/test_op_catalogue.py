@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -387,3 +388,273 @@ def test_the_ops_run_in_forward_mode_and_explain() -> None:
         text = io.StringIO()
         micrograd.explain(out, file=text)
         assert out._op in text.getvalue()
+
+
+# ---- operators and protocols: %, //, round(), math.floor/ceil/trunc, int() ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("symbol", "ours_op", "torch_name"),
+    [("%", operator.mod, "remainder"), ("//", operator.floordiv, "floor_divide")],
+)
+def test_mod_and_floordiv_are_torchs_remainder_and_floor_divide_on_either_side(
+    symbol: str, ours_op: Callable[[Any, Any], Any], torch_name: str
+) -> None:
+    torch = pytest.importorskip("torch")
+    for a, b in PAIRS:
+        ta, tb = (torch.tensor(x, dtype=torch.float64) for x in (a, b))
+        expected = getattr(torch, torch_name)(ta, tb).item()
+        for left, right in ((Value(a), Value(b)), (Value(a), b), (a, Value(b))):
+            out = ours_op(left, right)
+            assert isinstance(out, Value) and out._op == symbol
+            assert agree(out.data, expected), (symbol, a, b, out.data, expected)
+        if b != 0.0 and math.isfinite(a) and math.isfinite(b):
+            python = ours_op(a, b)  # the sign of the divisor, as Python's; zeros: torch's sign
+            assert out.data == python, (symbol, a, b, out.data, python)
+
+
+def test_floor_division_and_remainder_add_back_up_and_their_gradients_are_torchs() -> None:
+    a, b = Value(7.5), Value(-2.0)
+    q, r = a // b, a % b
+    assert (q.data, r.data) == (-4.0, -0.5) and (b * q + r).data == a.data
+    (r + q).backward()
+    assert (a.grad, b.grad) == (1.0, 4.0)  # d(a % b)/db = -floor(a / b); // adds 0, as torch's div(floor)
+    x = Value(3.0)
+    (7.0 % x).backward()
+    assert x.grad == -2.0
+
+
+def test_round_and_math_floor_ceil_trunc_return_values_with_gradient_zero() -> None:
+    torch = pytest.importorskip("torch")
+    for x in [2.5, 3.5, -2.5, -0.5, 0.5, -0.4, 1.25, 2.675, -7.7, inf, nan, -0.0]:
+        t = torch.tensor(x, dtype=torch.float64)
+        cases = [
+            (round(Value(x)), torch.round(t)),
+            (round(Value(x), 1), torch.round(t, decimals=1)),
+            (round(Value(x), -1), torch.round(t, decimals=-1)),
+            (math.floor(Value(x)), torch.floor(t)),
+            (math.ceil(Value(x)), torch.ceil(t)),
+            (math.trunc(Value(x)), torch.trunc(t)),
+        ]
+        for out, expected in cases:
+            assert isinstance(out, Value) and same(out.data, expected.item()), (x, out, expected)
+    v = Value(2.5)
+    y = round(v) + math.floor(v) * 2 + math.ceil(v) + math.trunc(v) + v
+    y.backward()
+    assert (y.data, v.grad) == (2.0 + 4.0 + 3.0 + 2.0 + 2.5, 1.0)  # halves to even; only + v counts
+    assert round(Value(0.5)).data == 0.0 and round(Value(1.5)).data == 2.0  # banker's rounding, as torch
+
+
+def test_int_of_a_value_is_an_int_as_for_a_tensor() -> None:
+    assert int(Value(2.7)) == 2 and int(Value(-2.7)) == -2 and type(int(Value(3.0))) is int
+
+
+# ---- functions of a list: max, min, logsumexp, softmax, log_softmax ----------------------------------
+
+LISTS = [
+    [1.0, 3.0, 2.0],
+    [3.0, 1.0, 3.0],
+    [2.0, 2.0, 2.0, 2.0],
+    [-0.0, 0.0],
+    [0.0, -0.0],
+    [1.0, nan, 2.0, nan],
+    [inf, 1.0],
+    [-inf, -inf],
+    [inf, inf],
+    [-inf, 0.0],
+    [1000.0, 1000.0, -1000.0],
+    [100.0, 80.0],
+    [0.5],
+]
+REDUCTIONS = {
+    "max": lambda torch, t: torch.max(t),
+    "min": lambda torch, t: torch.min(t),
+    "logsumexp": lambda torch, t: torch.logsumexp(t, 0),
+    "softmax": lambda torch, t: torch.softmax(t, 0),
+    "log_softmax": lambda torch, t: torch.log_softmax(t, 0),
+}
+
+
+def _reduced(name: str, xs: list[float], weights: list[float]) -> tuple[list[float], Value, list[Value]]:
+    vs = [Value(x) for x in xs]
+    out = getattr(mm, name)(vs)
+    outs = out if isinstance(out, list) else [out]
+    loss = micrograd.sum([w * o for w, o in zip(weights, outs)])
+    return [o.data for o in outs], loss, vs
+
+
+def _torch_reduced(
+    torch: Any, name: str, xs: list[float], weights: list[float]
+) -> tuple[list[float], Any, Any]:
+    t = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+    out = REDUCTIONS[name](torch, t).reshape(-1)
+    return out.tolist(), (out * torch.tensor(weights[: out.numel()], dtype=torch.float64)).sum(), t
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@settings(max_examples=60, deadline=None)
+@given(
+    xs=st.lists(
+        st.sampled_from([-2.0, -0.5, 0.0, 1.0, 3.0]) | st.floats(-30.0, 30.0), min_size=1, max_size=6
+    ),
+    seed=st.integers(0, 10**6),
+)
+def test_list_functions_match_pytorch(name: str, xs: list[float], seed: int) -> None:
+    torch = pytest.importorskip("torch")
+    weights = [((seed >> k) % 7 - 3) / 2 for k in range(len(xs))]  # a mix of signs, some 0
+    _check_reduction(torch, name, xs, weights)
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_list_functions_match_pytorch_at_ties_and_edges(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    for xs in LISTS:
+        _check_reduction(torch, name, xs, [1.0, -0.5, 2.0, 0.25][: len(xs)])
+
+
+def _check_reduction(torch: Any, name: str, xs: list[float], weights: list[float]) -> None:
+    values, loss, vs = _reduced(name, xs, weights)
+    t_values, t_loss, t = _torch_reduced(torch, name, xs, weights)
+    for v, tv in zip(values, t_values):
+        assert agree(v, tv), (name, xs, values, t_values)
+    loss.backward()
+    (t_grad,) = torch.autograd.grad(t_loss, [t])
+    scale = max([abs(w) for w in weights] + [1.0])
+    for v, tg in zip(vs, t_grad.tolist()):
+        # (softmax's gradient is a difference of products: its rounding, 1e-15 of the weights, absolute)
+        assert agree(v.grad, tg, 1e-12, 1e-15 * scale), (name, xs, weights, [v.grad for v in vs], t_grad)
+
+
+def test_max_and_min_split_the_gradient_among_ties_as_torch_max_and_amax() -> None:
+    a, b, c = Value(3.0), Value(1.0), Value(3.0)
+    mm.max([a, b, c]).backward()
+    assert [a.grad, b.grad, c.grad] == [0.5, 0.0, 0.5]
+    a, b = Value(2.0), Value(2.0)
+    mm.min([a, b]).backward()
+    assert [a.grad, b.grad] == [0.5, 0.5]  # as a.minimum(b) gives at a tie
+    x, y = Value(2.0), Value(2.0)
+    x.minimum(y).backward()
+    assert [x.grad, y.grad] == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("name", ["logsumexp", "softmax", "log_softmax"])
+def test_list_functions_second_derivatives_match_pytorch(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    xs, weights = [0.3, -1.2, 2.0, 0.7], [1.0, -0.5, 2.0, 0.25]
+    _, loss, vs = _reduced(name, xs, weights)
+    firsts = grad(loss, vs, create_graph=True)
+    _, t_loss, t = _torch_reduced(torch, name, xs, weights)
+    (t_first,) = torch.autograd.grad(t_loss, [t], create_graph=True)
+    for k in range(len(xs)):
+        seconds = grad(firsts[k], vs, allow_unused=True)
+        (t_seconds,) = torch.autograd.grad(t_first[k], [t], retain_graph=True)
+        for s, ts_ in zip(seconds, t_seconds.tolist()):
+            assert agree(0.0 if s is None else s, ts_, 1e-10, 1e-14), (name, k, seconds, t_seconds)
+
+
+def test_list_functions_compile_bit_for_bit_and_agree_on_floats_and_arrays() -> None:
+    w = Value(1.0)
+
+    def loss(xs: list[Value]) -> Value:
+        scaled = [x * w for x in xs]
+        probs = mm.softmax(scaled)
+        logp = mm.log_softmax(scaled)
+        return mm.logsumexp(scaled) + mm.max(scaled) * 0.5 - mm.min(scaled) + probs[1] * 3.0 - logp[0]
+
+    step = micrograd.compile(loss, ([0.1, 0.2, 0.3],), params=[w])
+    rows = [[0.5, -1.0, 2.0], [3.0, 3.0, 1.0], [1000.0, 0.0, -1000.0], [-0.0, 0.0, 0.0], [nan, 1.0, 2.0]]
+    rows += [[inf, 1.0, 0.0], [-inf, -inf, 2.0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for xs in rows:
+            value, grads = step(xs)
+            out = loss([Value(x) for x in xs])
+            out.backward()
+            assert same(value, out.data) and same(grads.tolist()[0], w.grad), (xs, value, out.data)
+            w.grad = 0.0
+        columns = [np.array(column) for column in zip(*rows)]
+        for name in ("max", "min", "logsumexp", "softmax", "log_softmax"):
+            f = getattr(mm, name)
+            on_arrays = f(columns)
+            for i, xs in enumerate(rows):
+                on_floats, on_values = f(xs), f([Value(x) for x in xs])
+                if name in ("softmax", "log_softmax"):
+                    pairs = [(p[i], q, r.data) for p, q, r in zip(on_arrays, on_floats, on_values)]
+                else:
+                    pairs = [(on_arrays[i], on_floats, on_values.data)]
+                assert all(same(a, b) and same(b, c) for a, b, c in pairs), (name, xs, pairs)
+
+
+def test_log_softmax_is_accurate_where_one_entry_dominates() -> None:
+    # x - logsumexp would lose the small log-probability of the leader to rounding (100 + 2e-9)
+    (lead, _) = mm.log_softmax([Value(100.0), Value(80.0)])
+    assert lead.data == pytest.approx(-math.log1p(math.exp(-20.0)), rel=1e-15)
+
+
+# ---- where we differ from PyTorch on purpose -------------------------------------------------------
+
+
+def test_celu_gradient_uses_alpha_itself_where_torch_rounds_it_to_float32() -> None:
+    """torch's celu backward computes 1/alpha from alpha rounded to float32: for an alpha that is
+    no float32 (0.3) its gradient is off by ~1e-7 relative; ours is the derivative, e**(x/alpha)."""
+    torch = pytest.importorskip("torch")
+    for x in [-1.0, -2.5, -0.1]:
+        v = Value(x)
+        v.celu(alpha=0.3).backward()
+        assert v.grad == pytest.approx(math.exp(x / 0.3), rel=1e-15)
+        assert gradcheck(lambda u: u.celu(alpha=0.3), [Value(x)], rtol=1e-9)
+        t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        (t_grad,) = torch.autograd.grad(torch.nn.functional.celu(t, alpha=0.3), [t])
+        scale = 1.0 / float(np.float32(0.3))  # torch's 1/alpha, from alpha rounded to float32
+        assert t_grad.item() == pytest.approx(scale * 0.3 * math.exp(x * scale), rel=1e-15)
+        assert abs(t_grad.item() - v.grad) > 1e-9 * v.grad  # so the two differ, visibly
+
+
+def test_hardtanh_and_clamp_differ_at_the_bounds_as_in_torch() -> None:
+    x, y = Value(1.0), Value(1.0)
+    x.hardtanh().backward()
+    y.clamp(-1.0, 1.0).backward()
+    assert (x.grad, y.grad) == (0.0, 1.0)
+
+
+# ---- errors that say what was wrong -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: Value(1.0).gelu(approximate="fast"), ValueError, r"'none' or 'tanh', got 'fast'"),
+        (lambda: mm.gelu(1.0, approximate=None), ValueError, r"'none' or 'tanh', got None"),
+        (lambda: Value(1.0).clamp(), ValueError, r"clamp\(\) needs min or max"),
+        (lambda: Value(1.0).clamp(min="a"), TypeError, r"clamp's min expects a real number.*str"),
+        (lambda: Value(1.0).clamp(min=Value(0.0)), TypeError, r"use x.maximum\(bound\)"),
+        (lambda: Value(1.0).clamp(max=Value(0.0)), TypeError, r"use x.minimum\(bound\)"),
+        (lambda: Value(1.0).round(decimals=1.5), TypeError, r"decimals=...\) must be an int, got float"),
+        (lambda: round(Value(1.0), 1.5), TypeError, r"must be an int, got float"),
+        (
+            lambda: Value(1.0).hardtanh(2.0, 1.0),
+            ValueError,
+            r"min_val \(2.0\) cannot be greater",
+        ),
+        (lambda: Value(1.0).celu(alpha=0.0), ValueError, r"alpha cannot be 0"),
+        (lambda: Value(1.0).celu(alpha="1"), TypeError, r"celu's alpha expects a real number"),
+        (lambda: Value(1.0).atan2("x"), TypeError, r"operand of a Value op expects a real number.*str"),
+        (lambda: Value(1.0) % "x", TypeError, r"real number.*str"),
+        (
+            lambda: mm.tan("x"),
+            TypeError,
+            r"math.tan takes a number, a Value or a numpy array, got str",
+        ),
+        (lambda: mm.atan2("x", 1.0), TypeError, r"takes a number, a Value or a numpy array, got str"),
+        (lambda: mm.max(Value(1.0)), TypeError, r"takes a list of Values.*write max\(\[a, b, c\]\)"),
+        (lambda: mm.softmax([]), ValueError, r"softmax of an empty list"),
+        (lambda: mm.logsumexp([1.0, "a"]), TypeError, r"entry 1 is str"),
+        (lambda: Value(1.0).tan(1.0), TypeError, r"takes 1 positional argument"),
+        (lambda: Value(1.0).gelu(approx="tanh"), TypeError, r"unexpected keyword argument 'approx'"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(
+    call: Callable[[], Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        call()
