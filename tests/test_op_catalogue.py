@@ -390,6 +390,23 @@ def test_the_ops_run_in_forward_mode_and_explain() -> None:
         assert out._op in text.getvalue()
 
 
+def test_the_ops_are_drawn_with_their_names() -> None:
+    pytest.importorskip("graphviz")
+    from micrograd.viz import backward_steps
+
+    x, y = Value(0.4, label="x"), Value(-1.3, label="y")
+    outs = [op.on_values(x) for op in UNARY] + [op.on_values(x, y) for op in BINARY]
+    outs += [mm.max([x, y]), mm.logsumexp([x, y]), *mm.softmax([x, y])]
+    root = micrograd.sum(outs)
+    source = micrograd.draw_dot(root, max_nodes=1000).source
+    names = {o._op for o in outs} | {"max (detached)"}
+    assert all(name in source for name in names), sorted(n for n in names if n not in source)
+    root.backward()
+    steps = backward_steps(root)
+    # the pictures' walk gives backward's numbers (nan for x: acosh(0.4) is out of its domain)
+    assert same(steps.grads[x], x.grad) and same(steps.grads[y], y.grad) and math.isnan(x.grad)
+
+
 # ---- operators and protocols: %, //, round(), math.floor/ceil/trunc, int() ----------------------------
 
 
