@@ -286,7 +286,11 @@ def isfinite(x: Any) -> Any:
 
 
 def isnan(x: Any) -> Any:
-    """True where x is nan (on a Value, its data)."""
+    """True where x is nan (on a Value, its data).
+
+    >>> isnan(float("nan")), isnan(1.0)
+    (True, False)
+    """
     if type(x) is float:
         return x != x
     if is_value(x):
@@ -312,89 +316,157 @@ def _numbers(x: Any, name: str) -> Any:
 
 
 def tan(x: Any) -> Any:
-    """Tangent (radians); nan at +-inf."""
+    """Tangent (radians); nan at +-inf.
+
+    >>> tan(0.5), tan(float("inf"))
+    (0.5463024898437905, nan)
+    """
     return _unary(x, "tan", fmath.tan, raising=_pymath.tan)
 
 
 def asin(x: Any) -> Any:
-    """Arc sine; nan outside [-1, 1]."""
+    """Arc sine; nan outside [-1, 1].
+
+    >>> asin(1.0), asin(2.0)
+    (1.5707963267948966, nan)
+    """
     return _unary(x, "asin", fmath.asin, raising=_pymath.asin)
 
 
 def acos(x: Any) -> Any:
-    """Arc cosine; nan outside [-1, 1]."""
+    """Arc cosine; nan outside [-1, 1].
+
+    >>> acos(1.0), acos(-2.0)
+    (0.0, nan)
+    """
     return _unary(x, "acos", fmath.acos, raising=_pymath.acos)
 
 
 def atan(x: Any) -> Any:
-    """Arc tangent, in [-pi/2, pi/2]."""
+    """Arc tangent, in [-pi/2, pi/2].
+
+    >>> atan(1.0), atan(float("-inf"))
+    (0.7853981633974483, -1.5707963267948966)
+    """
     return _unary(x, "atan", fmath.atan, raising=_pymath.atan)
 
 
 def sinh(x: Any) -> Any:
-    """Hyperbolic sine; +-inf on overflow."""
+    """Hyperbolic sine; +-inf on overflow.
+
+    >>> sinh(1.0), sinh(-1000.0)
+    (1.1752011936438014, -inf)
+    """
     return _unary(x, "sinh", fmath.sinh, raising=_pymath.sinh)
 
 
 def cosh(x: Any) -> Any:
-    """Hyperbolic cosine; inf on overflow."""
+    """Hyperbolic cosine; inf on overflow.
+
+    >>> cosh(1.0), cosh(-1000.0)
+    (1.5430806348152437, inf)
+    """
     return _unary(x, "cosh", fmath.cosh, raising=_pymath.cosh)
 
 
 def asinh(x: Any) -> Any:
-    """Inverse hyperbolic sine."""
+    """Inverse hyperbolic sine.
+
+    >>> asinh(1.0)
+    0.881373587019543
+    """
     return _unary(x, "asinh", fmath.asinh, raising=_pymath.asinh)
 
 
 def acosh(x: Any) -> Any:
-    """Inverse hyperbolic cosine; nan below 1."""
+    """Inverse hyperbolic cosine; nan below 1.
+
+    >>> acosh(1.0), acosh(0.5)
+    (0.0, nan)
+    """
     return _unary(x, "acosh", fmath.acosh, raising=_pymath.acosh)
 
 
 def atanh(x: Any) -> Any:
-    """Inverse hyperbolic tangent; +-inf at +-1, nan beyond."""
+    """Inverse hyperbolic tangent; +-inf at +-1, nan beyond.
+
+    >>> atanh(0.5), atanh(-1.0), atanh(2.0)
+    (0.5493061443340548, -inf, nan)
+    """
     return _unary(x, "atanh", fmath.atanh, raising=_pymath.atanh)
 
 
 def log2(x: Any) -> Any:
-    """Base-2 logarithm; -inf at 0, nan below 0."""
+    """Base-2 logarithm; -inf at 0, nan below 0.
+
+    >>> log2(8.0), log2(0.0), log2(-1.0)
+    (3.0, -inf, nan)
+    """
     return _unary(x, "log2", fmath.log2, raising=_pymath.log2)
 
 
 def log10(x: Any) -> Any:
-    """Base-10 logarithm; -inf at 0, nan below 0."""
+    """Base-10 logarithm; -inf at 0, nan below 0.
+
+    >>> log10(1000.0), log10(0.0)
+    (3.0, -inf)
+    """
     return _unary(x, "log10", fmath.log10, raising=_pymath.log10)
 
 
 def exp2(x: Any) -> Any:
-    """2**x; inf on overflow."""
+    """2**x; inf on overflow.
+
+    >>> exp2(10.0), exp2(2000.0)
+    (1024.0, inf)
+    """
     return _unary(x, "exp2", fmath.exp2)
 
 
 def erf(x: Any) -> Any:
-    """The error function, 2/sqrt(pi) times the integral of e**(-t**2) from 0 to x."""
+    """The error function, 2/sqrt(pi) times the integral of e**(-t**2) from 0 to x.
+
+    >>> erf(0.5), erf(float("inf"))
+    (0.5204998778130465, 1.0)
+    """
     return _unary(x, "erf", fmath.erf, raising=_pymath.erf)
 
 
 def erfc(x: Any) -> Any:
-    """1 - erf(x), accurate where erf(x) is near 1."""
+    """1 - erf(x), accurate where erf(x) is near 1.
+
+    >>> erfc(0.5), erfc(30.0)
+    (0.4795001221869535, 0.0)
+    """
     return _unary(x, "erfc", fmath.erfc, raising=_pymath.erfc)
 
 
 def rsqrt(x: Any) -> Any:
-    """1 / sqrt(x): inf at 0, -inf at -0.0, nan below 0."""
+    """1 / sqrt(x): inf at 0, -inf at -0.0, nan below 0.
+
+    >>> rsqrt(4.0), rsqrt(0.0), rsqrt(-0.0), rsqrt(-1.0)
+    (0.5, inf, -inf, nan)
+    """
     return _unary(x, "rsqrt", fmath.rsqrt, lambda a: div(1.0, _array_sqrt(a)))
 
 
 def reciprocal(x: Any) -> Any:
-    """1 / x: a signed inf at a signed zero."""
+    """1 / x: a signed inf at a signed zero.
+
+    >>> reciprocal(4.0), reciprocal(-0.0)
+    (0.25, -inf)
+    """
     if is_value(x):
         return x.reciprocal()
     return div(1.0, _numbers(x, "reciprocal"))
 
 
 def square(x: Any) -> Any:
-    """x * x."""
+    """x * x.
+
+    >>> square(3.0)
+    9.0
+    """
     if is_value(x):
         return x.square()
     x = _numbers(x, "square")
@@ -402,22 +474,38 @@ def square(x: Any) -> Any:
 
 
 def floor(x: Any) -> Any:
-    """The largest integer <= x, as a float (-0.0, inf and nan as they are)."""
+    """The largest integer <= x, as a float (-0.0, inf and nan as they are).
+
+    >>> floor(-0.5), floor(2.5)
+    (-1.0, 2.0)
+    """
     return _unary(x, "floor", fmath.floor, lambda a: _numpy().floor(a))
 
 
 def ceil(x: Any) -> Any:
-    """The smallest integer >= x, as a float (ceil(-0.5) is -0.0)."""
+    """The smallest integer >= x, as a float (ceil(-0.5) is -0.0).
+
+    >>> ceil(-0.5), ceil(2.5)
+    (-0.0, 3.0)
+    """
     return _unary(x, "ceil", fmath.ceil, lambda a: _numpy().ceil(a))
 
 
 def trunc(x: Any) -> Any:
-    """x rounded toward zero, as a float (trunc(-0.5) is -0.0)."""
+    """x rounded toward zero, as a float (trunc(-0.5) is -0.0).
+
+    >>> trunc(-0.5), trunc(2.5)
+    (-0.0, 2.0)
+    """
     return _unary(x, "trunc", fmath.trunc, lambda a: _numpy().trunc(a))
 
 
 def frac(x: Any) -> Any:
-    """x - trunc(x), with the sign of x; nan at +-inf."""
+    """x - trunc(x), with the sign of x; nan at +-inf.
+
+    >>> frac(-2.5), frac(float("inf"))
+    (-0.5, nan)
+    """
     if is_value(x):
         return x.frac()
     x = _numbers(x, "frac")
@@ -425,7 +513,11 @@ def frac(x: Any) -> Any:
 
 
 def decimals_of(decimals: Any, what: str = "round") -> int:
-    """``round``'s ``decimals``, checked: an int (a bool is refused)."""
+    """``round``'s ``decimals``, checked: an int (a bool is refused).
+
+    >>> decimals_of(2)
+    2
+    """
     if isinstance(decimals, bool) or not isinstance(decimals, numbers.Integral):
         raise TypeError(f"{what}(decimals=...) must be an int, got {type(decimals).__name__}: {decimals!r}")
     return int(decimals)
@@ -468,7 +560,11 @@ def clamp(x: Any, min: float | None = None, max: float | None = None) -> Any:  #
 
 
 def bounds(min: Any, max: Any, what: str = "clamp") -> tuple[float, float]:  # noqa: A002
-    """``clamp``'s ``min`` and ``max`` as floats, None as -inf and inf; an error if both are None."""
+    """``clamp``'s ``min`` and ``max`` as floats, None as -inf and inf; an error if both are None.
+
+    >>> bounds(None, 1.0)
+    (-inf, 1.0)
+    """
     if min is None and max is None:
         raise ValueError(f"{what}() needs min or max (or both): at least one of them must not be None")
     for bound, name in ((min, "min"), (max, "max")):
@@ -492,7 +588,11 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def approximation_of(approximate: Any) -> str:
-    """``gelu``'s ``approximate``, checked: 'none' or 'tanh'."""
+    """``gelu``'s ``approximate``, checked: 'none' or 'tanh'.
+
+    >>> approximation_of("tanh")
+    'tanh'
+    """
     if not isinstance(approximate, str) or approximate not in ("none", "tanh"):
         raise ValueError(f"gelu(approximate=...) must be 'none' or 'tanh', got {approximate!r}")
     return str(approximate)
@@ -516,7 +616,11 @@ def gelu(x: Any, approximate: str = "none") -> Any:
 
 
 def silu(x: Any) -> Any:
-    """x * sigmoid(x), computed as ``x / (1 + e**-x)`` (nan at -inf, as PyTorch)."""
+    """x * sigmoid(x), computed as ``x / (1 + e**-x)`` (nan at -inf, as PyTorch).
+
+    >>> silu(1.0), silu(float("-inf"))
+    (0.7310585786300049, nan)
+    """
     if is_value(x):
         return x.silu()
     x = _numbers(x, "silu")
@@ -524,7 +628,11 @@ def silu(x: Any) -> Any:
 
 
 def mish(x: Any) -> Any:
-    """x * tanh(softplus(x)), computed as ``x * tanh(log1p(e**x))``."""
+    """x * tanh(softplus(x)), computed as ``x * tanh(log1p(e**x))``.
+
+    >>> mish(1.0)
+    0.8650983882673103
+    """
     if is_value(x):
         return x.mish()
     x = _numbers(x, "mish")
@@ -532,7 +640,11 @@ def mish(x: Any) -> Any:
 
 
 def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
-    """x limited to [min_val, max_val]; nan stays nan."""
+    """x limited to [min_val, max_val]; nan stays nan.
+
+    >>> hardtanh(3.0), hardtanh(0.5, 0.0, 6.0)
+    (1.0, 0.5)
+    """
     low, high = hardtanh_bounds(min_val, max_val)
     if is_value(x):
         return x.hardtanh(low, high)
@@ -542,7 +654,11 @@ def hardtanh(x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
 
 
 def hardtanh_bounds(min_val: Any, max_val: Any) -> tuple[float, float]:
-    """``hardtanh``'s bounds as floats; an error if ``min_val > max_val``, as PyTorch."""
+    """``hardtanh``'s bounds as floats; an error if ``min_val > max_val``, as PyTorch.
+
+    >>> hardtanh_bounds(-1, 1)
+    (-1.0, 1.0)
+    """
     low, high = to_float(min_val, "hardtanh's min_val"), to_float(max_val, "hardtanh's max_val")
     if low > high:
         raise ValueError(f"hardtanh: min_val ({low}) cannot be greater than max_val ({high})")
@@ -550,14 +666,22 @@ def hardtanh_bounds(min_val: Any, max_val: Any) -> tuple[float, float]:
 
 
 def relu6(x: Any) -> Any:
-    """min(max(x, 0), 6): ``hardtanh(x, 0, 6)``."""
+    """min(max(x, 0), 6): ``hardtanh(x, 0, 6)``.
+
+    >>> relu6(-1.0), relu6(7.0)
+    (0.0, 6.0)
+    """
     if is_value(x):
         return x.relu6()
     return hardtanh(x, 0.0, 6.0)
 
 
 def softsign(x: Any) -> Any:
-    """x / (1 + |x|) (nan at +-inf, as PyTorch computes it)."""
+    """x / (1 + |x|) (nan at +-inf, as PyTorch computes it).
+
+    >>> softsign(3.0), softsign(float("inf"))
+    (0.75, nan)
+    """
     if is_value(x):
         return x.softsign()
     x = _numbers(x, "softsign")
@@ -565,7 +689,11 @@ def softsign(x: Any) -> Any:
 
 
 def logsigmoid(x: Any) -> Any:
-    """log(sigmoid(x)), stable: ``min(x, 0) - log1p(e**-|x|)``."""
+    """log(sigmoid(x)), stable: ``min(x, 0) - log1p(e**-|x|)``.
+
+    >>> logsigmoid(0.0), logsigmoid(-1000.0)
+    (-0.6931471805599453, -1000.0)
+    """
     if is_value(x):
         return x.logsigmoid()
     x = _numbers(x, "logsigmoid")
@@ -573,7 +701,11 @@ def logsigmoid(x: Any) -> Any:
 
 
 def selu(x: Any) -> Any:
-    """scale * x for x > 0, else scale * alpha * (e**x - 1), with PyTorch's alpha and scale."""
+    """scale * x for x > 0, else scale * alpha * (e**x - 1), with PyTorch's alpha and scale.
+
+    >>> selu(1.0), selu(-1.0)
+    (1.0507009873554805, -1.1113307378125625)
+    """
     if is_value(x):
         return x.selu()
     x = _numbers(x, "selu")
@@ -581,7 +713,11 @@ def selu(x: Any) -> Any:
 
 
 def celu(x: Any, alpha: float = 1.0) -> Any:
-    """x for x > 0, else alpha * (e**(x/alpha) - 1), computed as PyTorch: ``expm1(x * (1/alpha))``."""
+    """x for x > 0, else alpha * (e**(x/alpha) - 1), computed as PyTorch: ``expm1(x * (1/alpha))``.
+
+    >>> celu(-1.0), celu(-1.0, alpha=2.0)
+    (-0.6321205588285577, -0.7869386805747332)
+    """
     alpha = celu_alpha(alpha)
     if is_value(x):
         return x.celu(alpha)
@@ -590,7 +726,11 @@ def celu(x: Any, alpha: float = 1.0) -> Any:
 
 
 def celu_alpha(alpha: Any) -> float:
-    """``celu``'s alpha as a float; an error for 0, as PyTorch."""
+    """``celu``'s alpha as a float; an error for 0, as PyTorch.
+
+    >>> celu_alpha(2)
+    2.0
+    """
     a = to_float(alpha, "celu's alpha")
     if a == 0.0:
         raise ValueError("celu: alpha cannot be 0 (it divides x)")
@@ -626,52 +766,92 @@ def _binary(
 
 
 def atan2(y: Any, x: Any) -> Any:
-    """The angle of the point (x, y), in [-pi, pi] (the quadrant from both signs)."""
+    """The angle of the point (x, y), in [-pi, pi] (the quadrant from both signs).
+
+    >>> atan2(1.0, -1.0), atan2(-0.0, -1.0)
+    (2.356194490192345, -3.141592653589793)
+    """
     return _binary(y, x, "atan2", fmath.atan2)
 
 
 def hypot(a: Any, b: Any) -> Any:
-    """sqrt(a**2 + b**2), without intermediate overflow."""
+    """sqrt(a**2 + b**2), without intermediate overflow.
+
+    >>> hypot(3.0, 4.0), hypot(1e308, 1e308)
+    (5.0, 1.4142135623730951e+308)
+    """
     return _binary(a, b, "hypot", fmath.hypot)
 
 
 def logaddexp(a: Any, b: Any) -> Any:
-    """log(e**a + e**b), stable."""
+    """log(e**a + e**b), stable.
+
+    >>> logaddexp(0.0, 0.0), logaddexp(float("-inf"), float("-inf"))
+    (0.6931471805599453, -inf)
+    """
     return _binary(a, b, "logaddexp", fmath.logaddexp)
 
 
 def fmod(a: Any, b: Any) -> Any:
-    """C's fmod: the remainder of a / b truncated, with the sign of a; nan for b == 0."""
+    """C's fmod: the remainder of a / b truncated, with the sign of a; nan for b == 0.
+
+    >>> fmod(-7.0, 2.0), fmod(1.0, 0.0)
+    (-1.0, nan)
+    """
     return _binary(a, b, "fmod", fmath.fmod)
 
 
 def remainder(a: Any, b: Any) -> Any:
-    """a % b with the sign of b (Python's and ``torch.remainder``'s convention); nan for b == 0."""
+    """a % b with the sign of b (Python's and ``torch.remainder``'s convention); nan for b == 0.
+
+    >>> remainder(-7.0, 2.0), remainder(7.0, -2.0), remainder(-4.0, 2.0)
+    (1.0, -1.0, -0.0)
+    """
     return _binary(a, b, "remainder", fmath.remainder)
 
 
 def floor_divide(a: Any, b: Any) -> Any:
-    """a // b, the floor of a / b (``torch.floor_divide``, Python's ``//``); a / b for b == 0."""
+    """a // b, the floor of a / b (``torch.floor_divide``, Python's ``//``); a / b for b == 0.
+
+    >>> floor_divide(7.0, -2.0), floor_divide(1.0, 0.0)
+    (-4.0, inf)
+    """
     return _binary(a, b, "floor_divide", fmath.floor_divide)
 
 
 def maximum(a: Any, b: Any) -> Any:
-    """The larger of a and b; nan if either is nan; a on a tie (so -0.0 against 0.0 is -0.0)."""
+    """The larger of a and b; nan if either is nan; a on a tie (so -0.0 against 0.0 is -0.0).
+
+    >>> maximum(1.0, 2.0), maximum(-0.0, 0.0), maximum(1.0, float("nan"))
+    (2.0, -0.0, nan)
+    """
     return _binary(a, b, "maximum", larger, larger)
 
 
 def minimum(a: Any, b: Any) -> Any:
-    """The smaller of a and b; nan if either is nan; a on a tie."""
+    """The smaller of a and b; nan if either is nan; a on a tie.
+
+    >>> minimum(1.0, 2.0), minimum(float("nan"), 1.0)
+    (1.0, nan)
+    """
     return _binary(a, b, "minimum", smaller, smaller)
 
 
 def larger(a: Any, b: Any) -> Any:
-    """``maximum`` on numbers or arrays."""
+    """``maximum`` on numbers or arrays.
+
+    >>> larger(1.0, 2.0)
+    2.0
+    """
     return where(isnan(b) | (a < b), b, a)
 
 
 def smaller(a: Any, b: Any) -> Any:
-    """``minimum`` on numbers or arrays."""
+    """``minimum`` on numbers or arrays.
+
+    >>> smaller(1.0, 2.0)
+    1.0
+    """
     return where(isnan(b) | (b < a), b, a)
 
 

@@ -433,7 +433,12 @@ def round_(self: Value, decimals: int = 0) -> Value:
 
 
 def python_round(self: Value, ndigits: int | None = None) -> Value:
-    """``round(v)`` and ``round(v, n)``: a Value, rounded as ``torch.round`` (halves to even)."""
+    """``round(v)`` and ``round(v, n)``: a Value, rounded as ``torch.round`` (halves to even).
+
+    >>> from micrograd import Value
+    >>> round(Value(2.5)), round(Value(0.125), 2)
+    (Value(data=2.0, grad=0.0), Value(data=0.12, grad=0.0))
+    """
     return round_(self, 0 if ndigits is None else mm.decimals_of(ndigits, "round"))
 
 
@@ -623,7 +628,12 @@ Value.__rfloordiv__ = binary_method(FloorDivide, reflected=True)
 
 def number_first(fn: type[Function]) -> Callable[[Any, Value], Value]:
     """``fn`` of a number ``a`` and a Value ``b``, ``a`` a constant of the graph: what
-    ``micrograd.math.atan2(2.0, v)`` makes."""
+    ``micrograd.math.atan2(2.0, v)`` makes.
+
+    >>> from micrograd import Value
+    >>> number_first(Atan2)(0.0, Value(-1.0))
+    Value(data=3.141592653589793, grad=0.0)
+    """
     reflected = binary_method(fn, reflected=True)
     return lambda a, b: reflected(b, a)
 
@@ -641,7 +651,12 @@ mm.GRAPH_OPS.update(
 
 
 def as_int(self: Value) -> int:
-    """``int(v)``: the data truncated to an int, as ``int(torch.tensor(x))`` (a number, not a node)."""
+    """``int(v)``: the data truncated to an int, as ``int(torch.tensor(x))`` (a number, not a node).
+
+    >>> from micrograd import Value
+    >>> int(Value(-2.7))
+    -2
+    """
     if data_read_hooks:
         data_read("int() of a Value", "convert")
     return int(self.data)

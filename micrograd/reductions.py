@@ -28,7 +28,7 @@ from .ops import DetachedMax, Sum
 from .ops import sum as sum_node
 
 
-def entries(values: Any, what: str) -> list[Any]:
+def _entries(values: Any, what: str) -> list[Any]:
     """``values`` as a non-empty list of Values, floats and arrays; a clear error otherwise."""
     if isinstance(values, (Value, numbers.Number, str)) or not isinstance(values, Iterable):
         raise TypeError(
@@ -54,17 +54,17 @@ def entries(values: Any, what: str) -> list[Any]:
     return out
 
 
-def has_values(xs: list[Any]) -> bool:
+def _has_values(xs: list[Any]) -> bool:
     return any(isinstance(x, Value) for x in xs)
 
 
-def on_graph(fn: type[Function], xs: list[Any]) -> Value:
+def _on_graph(fn: type[Function], xs: list[Any]) -> Value:
     """``fn`` of ``xs`` as one node, numbers among them constants of the graph."""
     operands = tuple([operand(x) for x in xs])
     return node(fn, fn.forward(FORWARD_CTX, *[v.data for v in operands]), operands)
 
 
-def largest(xs: tuple[Any, ...]) -> Any:
+def _largest(xs: tuple[Any, ...]) -> Any:
     """``torch.max`` of ``xs``: nan if any is nan; the last of equal entries (-0.0 and 0.0 tie)."""
     top = xs[0]
     for x in xs[1:]:
@@ -72,7 +72,7 @@ def largest(xs: tuple[Any, ...]) -> Any:
     return top
 
 
-def smallest(xs: tuple[Any, ...]) -> Any:
+def _smallest(xs: tuple[Any, ...]) -> Any:
     """``torch.min`` of ``xs``: nan if any is nan; the last of equal entries."""
     low = xs[0]
     for x in xs[1:]:
@@ -80,7 +80,7 @@ def smallest(xs: tuple[Any, ...]) -> Any:
     return low
 
 
-def split_among_ties(ctx: Context, g: Any) -> tuple[Any, ...]:
+def _split_among_ties(ctx: Context, g: Any) -> tuple[Any, ...]:
     """``g`` shared evenly by the inputs equal to the output (the nan inputs if it is nan)."""
     out = ctx.output
     missing = isnan(out)
@@ -98,11 +98,11 @@ class Max(Function):
 
     @staticmethod
     def forward(ctx: Context, *xs: Any) -> Any:
-        return largest(xs)
+        return _largest(xs)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-        return split_among_ties(ctx, g)
+        return _split_among_ties(ctx, g)
 
 
 class Min(Function):
@@ -111,11 +111,11 @@ class Min(Function):
 
     @staticmethod
     def forward(ctx: Context, *xs: Any) -> Any:
-        return smallest(xs)
+        return _smallest(xs)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-        return split_among_ties(ctx, g)
+        return _split_among_ties(ctx, g)
 
 
 class LogSumExp(Function):
@@ -127,7 +127,7 @@ class LogSumExp(Function):
 
     @staticmethod
     def forward(ctx: Context, *xs: Any) -> Any:
-        top = largest(xs)
+        top = _largest(xs)
         shift = where(equal(abs(top), float("inf")), 0.0, top)
         total = exp(xs[0] - shift)
         for x in xs[1:]:
@@ -146,8 +146,8 @@ def max(values: Iterable[Any]) -> Any:  # noqa: A001 - torch.max's name
     >>> max([1.0, Value(3.0)])
     Value(data=3.0, grad=0.0)
     """
-    xs = entries(values, "max")
-    return on_graph(Max, xs) if has_values(xs) else Max.forward(FORWARD_CTX, *xs)
+    xs = _entries(values, "max")
+    return _on_graph(Max, xs) if _has_values(xs) else Max.forward(FORWARD_CTX, *xs)
 
 
 def min(values: Iterable[Any]) -> Any:  # noqa: A001 - torch.min's name
@@ -156,8 +156,8 @@ def min(values: Iterable[Any]) -> Any:  # noqa: A001 - torch.min's name
     >>> min([1.0, 3.0])
     1.0
     """
-    xs = entries(values, "min")
-    return on_graph(Min, xs) if has_values(xs) else Min.forward(FORWARD_CTX, *xs)
+    xs = _entries(values, "min")
+    return _on_graph(Min, xs) if _has_values(xs) else Min.forward(FORWARD_CTX, *xs)
 
 
 def logsumexp(values: Iterable[Any]) -> Any:
@@ -166,23 +166,23 @@ def logsumexp(values: Iterable[Any]) -> Any:
     >>> logsumexp([Value(0.0), Value(0.0)]).data == log(2.0)
     True
     """
-    xs = entries(values, "logsumexp")
-    return on_graph(LogSumExp, xs) if has_values(xs) else LogSumExp.forward(FORWARD_CTX, *xs)
+    xs = _entries(values, "logsumexp")
+    return _on_graph(LogSumExp, xs) if _has_values(xs) else LogSumExp.forward(FORWARD_CTX, *xs)
 
 
-def shifted(xs: list[Any]) -> list[Any]:
+def _shifted(xs: list[Any]) -> list[Any]:
     """Each entry minus the largest (detached: softmax does not depend on it), as PyTorch's
     softmax and log_softmax compute them."""
-    if has_values(xs):
+    if _has_values(xs):
         top: Any = DetachedMax.apply(*[operand(x) for x in xs])
     else:
         top = DetachedMax.forward(FORWARD_CTX, *xs)
     return [x - top for x in xs]
 
 
-def total(terms: list[Any]) -> Any:
+def _total(terms: list[Any]) -> Any:
     """Their sum, left to right: one node over Values."""
-    if has_values(terms):
+    if _has_values(terms):
         return sum_node(terms[1:], start=terms[0])
     return Sum.forward(FORWARD_CTX, *terms)
 
@@ -193,8 +193,8 @@ def softmax(values: Iterable[Any]) -> list[Any]:
     >>> ps = softmax([Value(0.0), Value(0.0)]); [p.data for p in ps]
     [0.5, 0.5]
     """
-    terms = [exp(s) for s in shifted(entries(values, "softmax"))]
-    s = total(terms)
+    terms = [exp(s) for s in _shifted(_entries(values, "softmax"))]
+    s = _total(terms)
     return [div(t, s) for t in terms]
 
 
@@ -204,8 +204,8 @@ def log_softmax(values: Iterable[Any]) -> list[Any]:
     >>> [round(p.data, 4) for p in log_softmax([Value(0.0), Value(0.0)])]
     [-0.6931, -0.6931]
     """
-    xs = shifted(entries(values, "log_softmax"))
-    lse = log(total([exp(s) for s in xs]))
+    xs = _shifted(_entries(values, "log_softmax"))
+    lse = log(_total([exp(s) for s in xs]))
     return [s - lse for s in xs]
 
 
