@@ -8,7 +8,7 @@
 (-34.8332, 24.4706)
 
 Modules, each one thing: ``engine`` (Value, ``Function``, the lecture's ops, ``backward``),
-``ops`` (the rest of the op catalogue),
+``ops`` (the rest of the op catalogue: ``ops_math``, ``activations`` and ``reductions`` too),
 ``math`` (math on floats, Values and numpy arrays, for writing ops), ``autograd``
 (``grad``), ``grad_mode`` (``no_grad``, ``detect_anomaly``), ``check``
 (``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics),
@@ -18,11 +18,14 @@ steps, ``groups`` what they run), ``func`` (function transforms, forward mode),
 ``exercises`` (checks for ops you write), ``files`` (atomic writes).
 """
 
+from . import activations as activations  # gelu, silu, mish, hardtanh, relu6, softsign, ..., selu, celu
 from . import clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
 from . import exercises as exercises  # micrograd.exercises.check: exercises that check themselves
 from . import func as func  # micrograd.func: grad(f), jvp, jacobian, hessian (function transforms)
 from . import math as math  # micrograd.math: math on floats, Values and numpy arrays
 from . import ops as ops  # the op catalogue beyond the lecture's: attaches -, /, exp, log, ... to Value
+from . import ops_math as ops_math  # tan, asin, ..., erf, the roundings, clamp, atan2, maximum, %, //, ...
+from . import reductions as reductions  # micrograd.math's max, min, logsumexp, softmax, log_softmax
 from .autograd import backward, grad, topological_order
 from .check import GradcheckError, gradcheck, gradgradcheck
 from .compile import BatchedStep, CompiledStep, CompileError, TracerWarning

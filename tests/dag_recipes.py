@@ -21,14 +21,14 @@ from micrograd import Value
 KINK = 1e-2  # distance kept from kinks (relu, abs, ...) and domain edges (log, sqrt, /)
 
 
-def _activation(x: Any, name: str, *args: float) -> Any:
-    """x.name(*args) on a Value; torch.nn.functional.name(x, *args) on a tensor."""
+def _activation(x: Any, name: str, *args: float, **kwargs: Any) -> Any:
+    """x.name(*args, **kwargs) on a Value; torch.nn.functional.name(x, ...) on a tensor."""
     method = getattr(x, name, None)
     if method is not None:
-        return method(*args)
+        return method(*args, **kwargs)
     import torch
 
-    return getattr(torch.nn.functional, name)(x, *args)
+    return getattr(torch.nn.functional, name)(x, *args, **kwargs)
 
 
 # name -> (apply(*operands), is the point safe?(*operand data))
@@ -55,6 +55,19 @@ UNARY: dict[str, tuple[Callable[..., Any], Callable[..., bool]]] = {
     "mul_const": (lambda x: 0.7 * x, lambda a: True),
     "rdiv_const": (lambda x: 1.0 / x, lambda a: abs(a) > 0.1),
     "rpow_const": (lambda x: 1.5**x, lambda a: a < 5),
+    # the op catalogue (micrograd/ops_math.py, activations.py), the smooth ones
+    "atan": (lambda x: x.atan(), lambda a: True),
+    "asinh": (lambda x: x.asinh(), lambda a: True),
+    "sinh": (lambda x: x.sinh(), lambda a: abs(a) < 5),
+    "erf": (lambda x: x.erf(), lambda a: True),
+    "rsqrt": (lambda x: x.rsqrt(), lambda a: a > 0.1),
+    "gelu": (lambda x: _activation(x, "gelu"), lambda a: True),
+    "gelu_tanh": (lambda x: _activation(x, "gelu", approximate="tanh"), lambda a: True),
+    "silu": (lambda x: _activation(x, "silu"), lambda a: True),
+    "mish": (lambda x: _activation(x, "mish"), lambda a: True),
+    "logsigmoid": (lambda x: _activation(x, "logsigmoid"), lambda a: True),
+    "softsign": (lambda x: _activation(x, "softsign"), lambda a: abs(a) > KINK),
+    "selu": (lambda x: _activation(x, "selu"), lambda a: abs(a) > KINK),
 }
 BINARY: dict[str, tuple[Callable[..., Any], Callable[..., bool]]] = {
     "add": (lambda x, y: x + y, lambda a, b: True),
@@ -62,6 +75,10 @@ BINARY: dict[str, tuple[Callable[..., Any], Callable[..., bool]]] = {
     "mul": (lambda x, y: x * y, lambda a, b: True),
     "div": (lambda x, y: x / y, lambda a, b: abs(b) > 0.1),
     "pow": (lambda x, y: x**y, lambda a, b: a > 0.1 and abs(b) < 4),
+    "atan2": (lambda x, y: x.atan2(y), lambda a, b: a * a + b * b > 0.1 and (abs(a) > KINK or b > 0)),
+    "hypot": (lambda x, y: x.hypot(y), lambda a, b: a * a + b * b > 0.1),
+    "logaddexp": (lambda x, y: x.logaddexp(y), lambda a, b: True),
+    "maximum": (lambda x, y: x.maximum(y), lambda a, b: abs(a - b) > KINK),
 }
 ALL_OPS = sorted(UNARY) + sorted(BINARY)
 
