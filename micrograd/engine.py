@@ -53,6 +53,11 @@ from .nodes import (
 Number = int | float
 Operand = Union["Value", int, float]
 
+if TYPE_CHECKING:  # the methods the op catalogue attaches, declared for the type checker
+    from .value_methods import AttachedMethods
+else:
+    AttachedMethods = object
+
 
 # ---- what an op is ---------------------------------------------------------------------
 # An op's rules get a ``ctx`` (micrograd/context.py): ``ctx.inputs`` and ``ctx.output`` are the op's
@@ -369,7 +374,7 @@ def vjp(node: Value, g: Any, create_graph: bool = False) -> Sequence[Any]:
 # ---- Value -----------------------------------------------------------------------------
 
 
-class Value:
+class Value(AttachedMethods):
     """A scalar node of the computation graph.
 
     >>> a = Value(2.0, label="a")
@@ -502,87 +507,6 @@ class Value:
     # numpy: `array * v` must not build an object array of Values; numpy defers to Value's
     # reflected operators instead, which reject arrays with a clear error.
     __array_ufunc__ = None
-
-    if TYPE_CHECKING:  # the rest of the catalogue, attached by micrograd/ops.py
-        __lt__: ClassVar[Callable[[Value, Operand], bool]]
-        __le__: ClassVar[Callable[[Value, Operand], bool]]
-        __gt__: ClassVar[Callable[[Value, Operand], bool]]
-        __ge__: ClassVar[Callable[[Value, Operand], bool]]
-        __bool__: ClassVar[Callable[[Value], bool]]
-        __float__: ClassVar[Callable[[Value], float]]
-        item: ClassVar[Callable[[Value], float]]
-        __neg__: ClassVar[Callable[[Value], Value]]
-        __pos__: ClassVar[Callable[[Value], Value]]
-        __abs__: ClassVar[Callable[[Value], Value]]
-        abs: ClassVar[Callable[[Value], Value]]
-        exp: ClassVar[Callable[[Value], Value]]
-        expm1: ClassVar[Callable[[Value], Value]]
-        log: ClassVar[Callable[[Value], Value]]
-        log1p: ClassVar[Callable[[Value], Value]]
-        sqrt: ClassVar[Callable[[Value], Value]]
-        sigmoid: ClassVar[Callable[[Value], Value]]
-        sin: ClassVar[Callable[[Value], Value]]
-        cos: ClassVar[Callable[[Value], Value]]
-        __sub__: ClassVar[Callable[[Value, Operand], Value]]
-        __rsub__: ClassVar[Callable[[Value, Operand], Value]]
-        __truediv__: ClassVar[Callable[[Value, Operand], Value]]
-        __rtruediv__: ClassVar[Callable[[Value, Operand], Value]]
-        __rpow__: ClassVar[Callable[[Value, Operand], Value]]
-        pow: ClassVar[Callable[[Value, Operand], Value]]
-        leaky_relu: ClassVar[Callable[..., Value]]
-        elu: ClassVar[Callable[..., Value]]
-        softplus: ClassVar[Callable[..., Value]]
-        # micrograd/ops_math.py and micrograd/activations.py
-        tan: ClassVar[Callable[[Value], Value]]
-        asin: ClassVar[Callable[[Value], Value]]
-        acos: ClassVar[Callable[[Value], Value]]
-        atan: ClassVar[Callable[[Value], Value]]
-        sinh: ClassVar[Callable[[Value], Value]]
-        cosh: ClassVar[Callable[[Value], Value]]
-        asinh: ClassVar[Callable[[Value], Value]]
-        acosh: ClassVar[Callable[[Value], Value]]
-        atanh: ClassVar[Callable[[Value], Value]]
-        log2: ClassVar[Callable[[Value], Value]]
-        log10: ClassVar[Callable[[Value], Value]]
-        exp2: ClassVar[Callable[[Value], Value]]
-        erf: ClassVar[Callable[[Value], Value]]
-        erfc: ClassVar[Callable[[Value], Value]]
-        square: ClassVar[Callable[[Value], Value]]
-        rsqrt: ClassVar[Callable[[Value], Value]]
-        reciprocal: ClassVar[Callable[[Value], Value]]
-        sign: ClassVar[Callable[[Value], Value]]
-        floor: ClassVar[Callable[[Value], Value]]
-        ceil: ClassVar[Callable[[Value], Value]]
-        trunc: ClassVar[Callable[[Value], Value]]
-        frac: ClassVar[Callable[[Value], Value]]
-        silu: ClassVar[Callable[[Value], Value]]
-        mish: ClassVar[Callable[[Value], Value]]
-        relu6: ClassVar[Callable[[Value], Value]]
-        softsign: ClassVar[Callable[[Value], Value]]
-        logsigmoid: ClassVar[Callable[[Value], Value]]
-        selu: ClassVar[Callable[[Value], Value]]
-        __floor__: ClassVar[Callable[[Value], Value]]
-        __ceil__: ClassVar[Callable[[Value], Value]]
-        __trunc__: ClassVar[Callable[[Value], Value]]
-        atan2: ClassVar[Callable[[Value, Operand], Value]]
-        maximum: ClassVar[Callable[[Value, Operand], Value]]
-        minimum: ClassVar[Callable[[Value, Operand], Value]]
-        hypot: ClassVar[Callable[[Value, Operand], Value]]
-        logaddexp: ClassVar[Callable[[Value, Operand], Value]]
-        fmod: ClassVar[Callable[[Value, Operand], Value]]
-        remainder: ClassVar[Callable[[Value, Operand], Value]]
-        floor_divide: ClassVar[Callable[[Value, Operand], Value]]
-        __mod__: ClassVar[Callable[[Value, Operand], Value]]
-        __rmod__: ClassVar[Callable[[Value, Operand], Value]]
-        __floordiv__: ClassVar[Callable[[Value, Operand], Value]]
-        __rfloordiv__: ClassVar[Callable[[Value, Operand], Value]]
-        round: ClassVar[Callable[..., Value]]
-        __round__: ClassVar[Callable[..., Value]]
-        clamp: ClassVar[Callable[..., Value]]
-        gelu: ClassVar[Callable[..., Value]]
-        hardtanh: ClassVar[Callable[..., Value]]
-        celu: ClassVar[Callable[..., Value]]
-        __int__: ClassVar[Callable[[Value], int]]
 
 
 # ---- nodes built by hand, the lecture's way -----------------------------------------------
