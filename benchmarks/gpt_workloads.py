@@ -201,3 +201,45 @@ def gpt_compiled(steps: int, compiled_steps: int) -> dict[str, Any]:
     # the losses of the steps the other rows run (the same learning rates), and the last one
     traces = len(replay.traces)
     return {"samples": [total / steps], "loss": losses[:shown], "final_loss": losses[-1], "traces": traces}
+
+
+NO_EXPLORE = "this engine's explore has no built-in layout"
+
+
+def _explore_page(loss: Any) -> dict[str, Any]:
+    """The explorer's page of ``loss`` written to a temporary file: the seconds it took (the graph
+    walk, the layout, the page), its size and the Values in it."""
+    import inspect
+    import tempfile
+    from pathlib import Path
+
+    from micrograd import explore, topological_order
+
+    if "layout" not in inspect.signature(explore).parameters:
+        return {"samples": [], "status": NO_EXPLORE}
+    with tempfile.TemporaryDirectory() as folder:
+        t0 = perf_counter()
+        path = explore(loss, Path(folder) / "page.html")
+        seconds = perf_counter() - t0
+        size = path.stat().st_size
+    return {"samples": [seconds], "page_bytes": size, "values": len(topological_order(loss))}
+
+
+def explore_mlp_batch(n_points: int) -> dict[str, Any]:
+    """The explorer's page of the moons demo's loss over ``n_points`` samples (8: about 3,600 Values)."""
+    import micrograd
+    from nn import MLP
+
+    model = MLP(2, [16, 16, 1], seed=1)
+    points = [[0.1 * k, 1.0 - 0.2 * k] for k in range(n_points)]
+    loss = micrograd.sum((1 + -1.0 * model(x)).relu() for x in points) * (1 / n_points)
+    return _explore_page(loss)
+
+
+def explore_gpt_step(n_points: int) -> dict[str, Any]:
+    """The explorer's page of an ``nn.GPT`` training step's loss on one name (about 7,200 Values)."""
+    try:
+        model, tok, _ = _gpt()
+    except (ImportError, AttributeError):
+        return {"samples": [], "status": NO_GPT}
+    return _explore_page(model.loss(tok.document("emma")))

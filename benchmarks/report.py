@@ -97,6 +97,8 @@ def summarise(
             "nodes",
             "retained_bytes",
             "backward_peak_bytes",
+            "page_bytes",
+            "values",
         ):
             values = [r[key] for r in results if key in r]
             if values:
@@ -149,6 +151,9 @@ def _measure(t: Target, summary: dict[str, Any]) -> tuple[float | None, bool | N
     if t.kind == "trace seconds":
         trace = row.get("trace_s")
         return (trace, trace < t.threshold) if trace is not None else (None, None)
+    if t.kind == "page MB":
+        size = row.get("page_bytes")
+        return (size / 1e6, size / 1e6 <= t.threshold) if size is not None else (None, None)
     if t.kind == "agreement":
         diffs = [v for k, v in row.items() if k.endswith("_max_rel_diff")]
         return (diffs[0], diffs[0] <= t.threshold) if diffs else (None, None)
@@ -193,6 +198,8 @@ def _notes(entry: dict[str, Any], agreement: str | None, base: str | None) -> st
         notes.append(f"trace {format_quantity(entry['trace_s'], 's')}")
     if "nodes" in entry:
         notes.append(f"{entry['nodes']:,} nodes, {entry['retained_bytes'] / 1e6:.3g} MB")
+    if "page_bytes" in entry:
+        notes.append(f"{entry['values']:,.0f} Values, page {entry['page_bytes'] / 1e6:.3g} MB")
     if "backward_peak_bytes" in entry:
         notes.append(f"backward peak {entry['backward_peak_bytes'] / 1e6:.3g} MB")
     return "; ".join(notes)

@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(report.machine_text(doc["machine"]))
     if not args.tiny:
-        print("\nTargets of issues 5 and 15:")
+        print("\nTargets (issues 5 and 15, lean core, microgpt track, learnability):")
         print(report.targets_text(doc["targets"]))
     if sha is not None:
         print(

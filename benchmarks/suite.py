@@ -203,7 +203,34 @@ MICROGPT = Workload(
     "on either Value; the compiled row's sample is the mean step over 1,000 steps, its traces included",
 )
 
-WORKLOADS: tuple[Workload, ...] = (TRAIN, FORWARD, CHAIN, MEMORY, DIGITS, MICROGPT)
+EXPLORE = Workload(
+    key="explore_page",
+    title="the explorer's page of a large graph: written to disk, built-in layout",
+    unit="s",
+    params={"n_points": 8},
+    tiny_params={"n_points": 1},
+    reps=1,
+    rows=(
+        Row(
+            "MLP batch: the moons loss of 8 samples",
+            OURS,
+            "gpt_workloads:explore_mlp_batch",
+            tolerated=("this engine's explore has no built-in layout",),
+        ),
+        Row(
+            "nn.GPT: a training step's loss on one name",
+            OURS,
+            "gpt_workloads:explore_gpt_step",
+            tolerated=(
+                "this engine's explore has no built-in layout",
+                NO_GPT,
+            ),
+        ),
+    ),
+    note="the graph walk, the layout and the page, once per row (tiny: the MLP row on 1 sample)",
+)
+
+WORKLOADS: tuple[Workload, ...] = (TRAIN, FORWARD, CHAIN, MEMORY, DIGITS, MICROGPT, EXPLORE)
 
 
 @dataclass(frozen=True)
@@ -212,8 +239,8 @@ class Target:
 
     ``kind``: "speedup" (baseline median / row median >= threshold), "ratio"
     (row median / baseline median <= threshold), "seconds" (row median <
-    threshold), "trace seconds" (the row's trace time < threshold) or
-    "agreement" (max relative difference <= threshold).
+    threshold), "trace seconds" (the row's trace time < threshold), "page MB" (the row's
+    page size in MB <= threshold) or "agreement" (max relative difference <= threshold).
     """
 
     text: str
@@ -225,6 +252,27 @@ class Target:
 
 
 TARGETS: tuple[Target, ...] = (
+    Target(
+        "explorer: an MLP batch's page (~3,600 Values) in <= 20 s (learnability)",
+        "explore_page",
+        "MLP batch: the moons loss of 8 samples",
+        "seconds",
+        20.0,
+    ),
+    Target(
+        "explorer: an nn.GPT step's page in <= 60 s (learnability)",
+        "explore_page",
+        "nn.GPT: a training step's loss on one name",
+        "seconds",
+        60.0,
+    ),
+    Target(
+        "explorer: an nn.GPT step's page <= 30 MB (learnability)",
+        "explore_page",
+        "nn.GPT: a training step's loss on one name",
+        "page MB",
+        30.0,
+    ),
     Target("training step >= 10x faster than micrograd 0.1.0 (gc on)", "train_step", "ours", "speedup", 10.0),
     Target(
         "training step faster than micrograd 0.1.0 with gc off",

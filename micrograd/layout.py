@@ -222,7 +222,7 @@ def _place(columns: list[list[_Node]]) -> tuple[float, float]:
 
 
 def _p(x: float, y: float) -> str:
-    return f"{x:.2f},{y:.2f}"
+    return f"{x:.1f},{y:.1f}"  # a tenth of a point: finer than a pixel at any zoom the page offers
 
 
 def _record_svg(n: _Node, fields: list[str], fill: str) -> list[str]:
@@ -240,8 +240,8 @@ def _record_svg(n: _Node, fields: list[str], fill: str) -> list[str]:
         if k:
             out.append(f'<polyline fill="none" stroke="black" points="{_p(x, top)} {_p(x, bottom)}"/>')
         out.append(
-            f'<text text-anchor="middle" x="{x + w / 2:.2f}" y="{n.y + 3.8:.2f}" '
-            f'font-family="Helvetica,sans-Serif" font-size="11.00">{html.escape(text)}</text>'
+            f'<text text-anchor="middle" x="{x + w / 2:.1f}" y="{n.y + 3.8:.1f}" '
+            f'font-size="11">{html.escape(text)}</text>'
         )
         x += w
     out.append("</g>")
@@ -253,10 +253,10 @@ def _op_svg(n: _Node, op: str) -> list[str]:
     return [
         f'<g id="{n.key}" class="node">',
         f"<title>{n.key}</title>",
-        f'<ellipse fill="#f1f3f5" stroke="black" cx="{cx:.2f}" cy="{n.y:.2f}" '
-        f'rx="{n.width / 2:.2f}" ry="{n.height / 2:.2f}"/>',
-        f'<text text-anchor="middle" x="{cx:.2f}" y="{n.y + 3.5:.2f}" '
-        f'font-family="Helvetica,sans-Serif" font-size="10.00">{html.escape(op)}</text>',
+        f'<ellipse fill="#f1f3f5" stroke="black" cx="{cx:.1f}" cy="{n.y:.1f}" '
+        f'rx="{n.width / 2:.1f}" ry="{n.height / 2:.1f}"/>',
+        f'<text text-anchor="middle" x="{cx:.1f}" y="{n.y + 3.5:.1f}" '
+        f'font-size="10">{html.escape(op)}</text>',
         "</g>",
     ]
 
@@ -309,6 +309,7 @@ def graph_svg(model: GraphModel) -> str:
     return (
         f'<svg width="{width:.0f}pt" height="{height:.0f}pt" viewBox="0.00 0.00 {width:.2f} {height:.2f}" '
         'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">\n'
-        f'<g id="graph0" class="graph">\n<polygon fill="white" stroke="none" points="0,0 0,{height:.2f} '
+        f'<g id="graph0" class="graph" font-family="Helvetica,sans-Serif">\n'
+        f'<polygon fill="white" stroke="none" points="0,0 0,{height:.2f} '
         f'{width:.2f},{height:.2f} {width:.2f},0 0,0"/>\n{text}\n</g>\n</svg>\n'
     )

@@ -425,3 +425,33 @@ def test_the_explorer_opens_with_text_at_least_12px_at_1280x800(
     assert view["left"] >= view["pane"][0] - 1, view
     if name == "mlp":  # too large to fit at 12 px: it opens readable and scrolls
         assert view["scroll"][0] > view["scroll"][1], view
+
+
+def test_a_batchs_loss_of_thousands_of_values_opens_and_steps(browser: Any, tmp_path: Path) -> None:
+    """The loss of 8 moons samples (3,589 Values, the built-in layout): the page opens readable and
+    each step shows explain's numbers, the last step every gradient."""
+    import micrograd
+    from nn import MLP
+
+    model = MLP(2, [16, 16, 1], seed=1)
+    points = [[0.1 * k, 1.0 - 0.2 * k] for k in range(8)]
+    loss = micrograd.sum((1 + -1.0 * model(x)).relu() for x in points) * (1 / 8)
+    order = topological_order(loss)
+    trace = backward_steps(loss, max_nodes=None)
+    browser.set_window_size(1280, 800)
+    try:
+        open_page(browser, explore(loss, tmp_path / "batch.html"))
+        assert browser.execute_script(VIEW)["smallest"] >= 12 * 0.95
+        for k in range(3):
+            browser.find_element("id", "next").click()
+            s = state(browser)
+            assert s["where"] == f"backward: step {k + 1} of {len(trace.steps)}"
+            step = trace.steps[k]
+            assert [row[4] for row in s["rows"]] == [fmt(c.total) for c in step.contributions]
+        screenshot(browser, tmp_path, "batch-3589-values-step-3")
+        browser.find_element("id", "last").click()
+        s = state(browser)
+        ids = {v: f"n{i}" for i, v in enumerate(order)}
+        assert all(s["fields"][ids[v]][1] == f"grad {fmt(trace.grads[v])}" for v in order)
+    finally:
+        browser.set_window_size(1400, 900)
