@@ -546,7 +546,7 @@ def _layer_losses() -> dict[str, tuple[Callable[..., Value], list[Value]]]:
 def test_a_sum_reads_a_layers_bias_and_products_as_one_block_or_gathers_them_with_the_same_numbers(
     case: str,
 ) -> None:
-    """layout.place_blocks puts a layer's biases right before its products, laid out term by term, so that
+    """slots.place_blocks puts a layer's biases right before its products, laid out term by term, so that
     the neurons' sum reads them as one view; where that cannot be (a bias in two sums, terms
     with signs) the terms are gathered.  Either way: the eager engine's numbers, bit for bit."""
     fn, params = _layer_losses()[case]

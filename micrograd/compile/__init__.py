@@ -9,7 +9,7 @@ each a module of this package:
    additions such as ``sum(...)`` or a neuron's ``w . x + b`` fused into one
    ordered sum), group its nodes by topological level, op and parameters so that
    one numpy call computes a group (``grouping.py``), then two optional passes, the
-   memory layout (``layout.py``: operands read as views) and, batched, what the
+   memory layout (``slots.py``: operands read as views) and, batched, what the
    samples share (``batching.py``), and decide where every gradient goes
    (``routes.py``);
 3. **run** (``run.py``, ``CompiledStep``): replay the plan on arrays, groups

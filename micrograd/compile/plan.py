@@ -1,7 +1,7 @@
 """Phase 2 of ``micrograd.compile``: the plan, what a compiled step runs and where each number lives.
 
 ``make_plan`` reads the traced graph (``graph.py``), groups its nodes so that one numpy
-call computes a group (``grouping.py``), lays out the value arrays (``layout.py``, an
+call computes a group (``grouping.py``), lays out the value arrays (``slots.py``, an
 optional pass), finds what the samples of a batch share (``batching.py``, an optional
 pass for batched steps) and decides where every gradient contribution goes
 (``routes.py``).  Each user op is then run once on small arrays and checked against the
@@ -19,8 +19,8 @@ from .errors import HOW_TO_FIX, CompileError, load_numpy
 from .graph import read_graph
 from .grouping import group_nodes
 from .groups import Gather, Group
-from .layout import Layout, assign_slots, frozen_values, place_blocks
 from .routes import Router
+from .slots import Layout, assign_slots, frozen_values, place_blocks
 from .trace import Trace
 
 

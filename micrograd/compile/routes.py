@@ -18,7 +18,7 @@ from .errors import load_numpy
 from .graph import Graph
 from .grouping import GroupKey, Template
 from .groups import C_FIRST, CONTRIB, G_FIRST, GRADS, GVALS, Edge, Gather, Group, as_block, as_index
-from .layout import Layout
+from .slots import Layout
 
 
 class Router:
@@ -99,7 +99,7 @@ class Router:
         signs = np.array([[t.sign for t in col] for col in cols]).T.copy()
         # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
         grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self.batched)
-        # the terms' rows: one block of slots (see layout.py), read as a view, else gathered;
+        # the terms' rows: one block of slots (see slots.py), read as a view, else gathered;
         # a view only without signs, which the replay multiplies the terms by in place
         block = as_block(np, grp.args[0]) if grp.signs is None else None
         grp.rows = [block] if block is not None else grp.args

@@ -159,7 +159,7 @@ class CompiledStep:
                 assert edge is not None
                 terms, array = edge.terms, to[edge.dest]
                 signs = None if grp.signs is None or (grp.signs[terms] > 0).all() else grp.signs[terms]
-                # contribution slots, or rows of gradients that form one block (see layout.py)
+                # contribution slots, or rows of gradients that form one block (see slots.py)
                 rows = edge.rows if type(edge.rows) is slice else as_block(np, edge.rows) or edge.rows
                 if type(rows) is slice:  # (terms, nodes[, batch]): a view
                     block = array[rows].reshape(len(terms), grp.stop - grp.start, *array.shape[1:])
@@ -219,7 +219,7 @@ class CompiledStep:
 
     def _put_params(self, vals: Floats, data: Floats) -> None:
         """The parameters' data into their slots: most in one block after the inputs, those
-        that ``layout.place_blocks`` placed before a group's nodes by index."""
+        that ``slots.place_blocks`` placed before a group's nodes by index."""
         at, n = self._n_in, self._n_region
         vals[at : at + n] = data[:n]
         if n < len(data):
