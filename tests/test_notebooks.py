@@ -91,6 +91,18 @@ def test_value_and_backprop(tmp_path: Path) -> None:
     assert "Backpropagation from L = -8.0000 through 7 Values" in shown
     assert "o = 0.7071, do/dw1 = 1.0000, do/dw2 = 0.0000, do/db = 0.5000" in shown
     assert {"image/svg+xml", "text/html"} <= mimetypes(nb)  # the graphs, and the explorer inline
+    # the lecture's all-tanh net and its 4-sample loop: 20 steps, read back from what the cell printed
+    sources = "".join(c.source for c in nb.cells)
+    assert 'MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh"' in sources
+    assert "p.grad = 0.0" in sources and "p.data += -0.05 * p.grad" in sources
+    assert "MLP(3, [4, 4, 1], activation=['tanh', 'tanh', 'tanh']) with 41 parameters" in shown
+    (loop,) = [c for c in nb.cells if "p.data += -0.05 * p.grad" in c.source]
+    steps = [line.split() for line in text_of(loop).splitlines()]
+    assert [int(k) for k, _ in steps] == list(range(20))
+    losses = [float(v) for _, v in steps]
+    assert losses[-1] < 0.1 * losses[0]  # converged, as in the video
+    assert all(b < a for a, b in zip(losses, losses[1:]))  # and went down at every step
+    assert f"loss {losses[0]:.4f} -> " in shown
 
 
 def with_solutions() -> Any:
