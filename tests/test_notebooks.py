@@ -116,6 +116,23 @@ def with_solutions() -> Any:
     return nb
 
 
+def verdicts(nb: Any) -> list[str]:
+    """The check verdicts the notebook showed, in order."""
+    return [line for c in nb.cells for line in text_of(c).splitlines() if line.startswith("verdict: ")]
+
+
+# What the cells before the exercises show: a first attempt at cos (WRONG), the fixed one (RIGHT),
+# Python's math.exp (right, except where it raises), an endless backward, then sin written two ways.
+INTRODUCTION = [
+    "verdict: WRONG (backward)",
+    "verdict: RIGHT",
+    "verdict: RIGHT, EXCEPT AT EDGES (forward)",
+    "verdict: TIMED OUT (backward)",
+    "verdict: RIGHT",
+    "verdict: RIGHT",
+]
+
+
 def test_write_your_own_op_with_the_solutions_filled_in(tmp_path: Path) -> None:
     nb = execute(with_solutions(), tmp_path)
     checks = tagged(nb, "check")
@@ -124,12 +141,17 @@ def test_write_your_own_op_with_the_solutions_filled_in(tmp_path: Path) -> None:
         assert len(cell.outputs) == 1  # shown once: the table, not also the returned object
         shown = text_of(cell)
         statuses = [line.split()[0] for line in shown.splitlines() if not line.startswith(" ")]
-        assert statuses == ["OK", "OK", "OK", "OK"], shown
+        assert statuses == ["OK", "OK", "OK", "OK", "verdict:"], shown
+        assert shown.splitlines()[-1] == "verdict: RIGHT"
         html = "".join(o["data"].get("text/html", "") for o in cell.outputs if "data" in o)
-        assert "all checks passed" in html  # the coloured table
+        assert "RIGHT, all checks passed" in html  # the coloured table
     shown = "".join(text_of(c) for c in nb.cells)
     assert "SKIP  second order: grad(create_graph=True) does not run through your backward" in shown
-    assert "WRONG backward: at x = " in shown and "hint: d/dx cos(x) = -sin(x)" in shown  # WrongCos
+    assert "WRONG backward: at x = " in shown and "hint: d/dx cos(x) = -sin(x)" in shown  # MyCos at first
+    assert "EDGE  forward: right at 33 of 34 points; only at the edges it differs: at x = 1000" in shown
+    assert "hint: `return math.exp(x)  # raises OverflowError at x = 1000` raised OverflowError" in shown
+    assert "TIMEOUT backward: your backward ran longer than 0.5 s at x = " in shown  # EndlessExp, stopped
+    assert verdicts(nb) == INTRODUCTION + ["verdict: RIGHT"] * 5  # the stub's verdict first, then RIGHT
     assert "Backpropagation from y" in shown  # the student's ops in explain
 
 
@@ -140,6 +162,8 @@ def test_write_your_own_op_as_a_student_gets_it_says_todo(tmp_path: Path) -> Non
     nb = execute(nb, tmp_path)
     for cell in tagged(nb, "check"):
         assert text_of(cell).startswith("TODO  forward: My"), text_of(cell)
+        assert text_of(cell).splitlines()[-1] == "verdict: NOT WRITTEN YET (forward)"
+    assert verdicts(nb) == INTRODUCTION + ["verdict: NOT WRITTEN YET (forward)"] * 5
 
 
 def test_the_solutions_notebook_runs_on_its_own(tmp_path: Path) -> None:
