@@ -9,6 +9,7 @@ exercise notebook runs twice: as a student gets it (every check says TODO), and 
 from __future__ import annotations
 
 import copy
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,7 @@ def test_value_and_backprop(tmp_path: Path) -> None:
     assert [int(k) for k, _ in steps] == list(range(20))
     losses = [float(v) for _, v in steps]
     assert losses[-1] < 0.1 * losses[0]  # converged, as in the video
-    assert all(b < a for a, b in zip(losses, losses[1:]))  # and went down at every step
+    assert all(b < a for a, b in itertools.pairwise(losses))  # and went down at every step
     assert f"loss {losses[0]:.4f} -> " in shown
 
 
@@ -172,7 +173,23 @@ def test_the_solutions_notebook_runs_on_its_own(tmp_path: Path) -> None:
         assert "WRONG" not in text_of(cell) and "TODO" not in text_of(cell)
 
 
+def pixel_counts(cell: Any, colours: list[str]) -> list[int]:
+    """How many pixels of the cell's PNG have exactly each of ``colours`` (hex, #rrggbb)."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    (png,) = [o["data"]["image/png"] for o in cell.outputs if "image/png" in o.get("data", {})]
+    rgb = np.asarray(Image.open(io.BytesIO(base64.b64decode(png))).convert("RGB")).reshape(-1, 3)
+    wanted = [tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)) for c in colours]
+    return [int(np.all(rgb == np.array(w), axis=1).sum()) for w in wanted]
+
+
 def test_train_a_classifier(tmp_path: Path) -> None:
+    from micrograd.demos.moons import COLOURS, REGIONS
+
     nb = execute(load("03_train_a_classifier"), tmp_path)
     shown = "".join(text_of(c) for c in nb.cells)
     assert "MLP(2, [16, 16, 1], activation=['relu', 'relu', 'linear']) with 337 parameters" in shown
@@ -181,6 +198,17 @@ def test_train_a_classifier(tmp_path: Path) -> None:
     assert "image/png" in mimetypes(nb)  # the moons, the loss curve, the decision boundary
     assert (tmp_path / "training.html").read_text().lower().startswith("<!doctype html>")
     assert "the replay of 60 steps, in training.html" in shown
+    # the moons demo's colours: its class colours for the points, its region colours for the boundary
+    moons = next(c for c in nb.cells if 'ax.set_title("two moons")' in c.source)
+    assert all(n > 50 for n in pixel_counts(moons, COLOURS)), pixel_counts(moons, COLOURS)
+    (boundary,) = [c for c in nb.cells if "decision boundary on a" in text_of(c)]
+    regions, points = pixel_counts(boundary, REGIONS), pixel_counts(boundary, COLOURS)
+    assert all(n > 10_000 for n in regions) and all(n > 50 for n in points), (regions, points)
+    assert pixel_counts(boundary, ["#c6dbef", "#fcbba1", "#1f77b4", "#d62728"]) == [0, 0, 0, 0]  # no others
+    # a fine grid (a blocky 20 x 20 or 40 x 40 one is not smooth), filled by the score's 0 level
+    sides = text_of(boundary).split("decision boundary on a ")[1].split(" grid")[0].split(" x ")
+    assert all(int(n) >= 100 for n in sides), sides
+    assert "ax.contourf(xx, yy, zz, levels=" in boundary.source
 
 
 def test_microgpt(tmp_path: Path) -> None:
