@@ -1123,9 +1123,48 @@ def _chain_rule(
                     )
                 )
                 return
+        if _assigns_grad(result, student, pt, ps, one, names):
+            return
+        break  # the accumulation is checked at one point
     result.lines.append(
-        CheckLine("OK", "chain rule", f"backward scales with grad_output (tried {_UPSTREAM})")
+        CheckLine(
+            "OK",
+            "chain rule",
+            f"backward scales with grad_output (tried {_UPSTREAM}) and adds to what other uses of "
+            "an input give",
+        )
     )
+
+
+def _assigns_grad(
+    result: CheckResult, student: _Limited, pt: Point, ps: tuple[float, ...], one: list[Any], names: list[str]
+) -> bool:
+    """The lecture's bug: a ``_backward`` closure that sets ``x.grad = ...`` instead of adding to
+    it wipes out what the other uses of x gave.  Each input used once more, in ``op(x) + x``, must
+    get its gradient plus 1 (a Function cannot have the bug: the engine adds its gradients)."""
+    xs, out = _call(student, pt, ps)
+    root = out
+    for x in xs:
+        root = root + x
+    both = _grads(student, xs, root, ps)
+    if isinstance(both, _Raised):
+        return False
+    for i, (g1, g) in enumerate(zip(one, both)):
+        if not _close(g, g1 + 1.0):
+            which = f"d/d{names[i]} " if len(pt) > 1 and i < len(names) else ""
+            label = names[i] if len(pt) > 1 and i < len(names) else (names[0] if names else "x")
+            result.lines.append(
+                CheckLine(
+                    "WRONG",
+                    "chain rule",
+                    f"{which}of (your op + {label}) at {_where(names, pt, ps)}: yours {_num(g)}, "
+                    f"expected {_num(g1)} + 1 = {_num(g1 + 1.0)}",
+                    "add into .grad (x.grad += ...), do not assign it (x.grad = ...): an input used "
+                    "twice gets the gradient of both uses (the lecture's bug)",
+                )
+            )
+            return True
+    return False
 
 
 def _second_order(

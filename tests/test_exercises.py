@@ -196,6 +196,27 @@ def test_the_lecture_closure_way_is_first_order_only() -> None:
     assert statuses(result) == {"forward": "OK", "backward": "OK", "chain rule": "OK", "second order": "SKIP"}
 
 
+def test_the_lectures_bug_assigning_grad_is_caught_by_the_chain_rule_check() -> None:
+    def assigning_tanh(self: Value) -> Value:
+        t = math.tanh(self.data)
+        out = Value(t, (self,), "tanh")
+
+        def _backward() -> None:
+            self.grad = (1 - t**2) * out.grad  # = where += belongs
+
+        out._backward = _backward  # type: ignore[assignment,method-assign]
+        return out
+
+    result = exercises.check(assigning_tanh, like="tanh", quiet=True)
+    assert statuses(result)["backward"] == "OK" and result.verdict == "WRONG"
+    chain = line(result, "chain rule")
+    assert chain.status == "WRONG" and chain.message.startswith("of (your op + self) at self = ")
+    x = float(chain.message.split("at self = ")[1].split(":")[0])
+    g = 1 - math.tanh(x) ** 2
+    assert f"yours {g:.10g}, expected {g:.10g} + 1 = {g + 1:.10g}" in chain.message
+    assert "do not assign it (x.grad = ...)" in chain.hint
+
+
 def test_not_written_yet_is_todo_not_an_exception(capsys: pytest.CaptureFixture[str]) -> None:
     result = exercises.check(NotYet, like="tanh")
     assert not result
@@ -632,6 +653,8 @@ WRONG_RULES: list[tuple[Any, Any]] = [
     ("tanh", unary("TanhNoGrad", mm.tanh, lambda x, o, g: 1 - o**2)),
     ("tanh", unary("TanhTwice", mm.tanh, lambda x, o, g: 2 * g * (1 - o**2))),
     ("tanh", closure("lecture_tanh_no_grad", math.tanh, lambda x, o: 1 - o**2, chain=False)),
+    ("tanh", closure("lecture_tanh_assigns", math.tanh, lambda x, o: 1 - o**2, accumulate=False)),
+    ("exp", closure("lecture_exp_assigns", math.exp, lambda x, o: o, accumulate=False)),
     ("sigmoid", unary("SigmoidOfInput", mm.sigmoid, lambda x, o, g: g * x * (1 - x))),
     ("sigmoid", unary("SigmoidPlus", mm.sigmoid, lambda x, o, g: g * o * (1 + o))),
     ("sigmoid", unary("SigmoidOutput", mm.sigmoid, lambda x, o, g: g * o)),
@@ -670,7 +693,8 @@ WRONG_RULES: list[tuple[Any, Any]] = [
 def verdict_and_line(like: Any, rule: Any) -> tuple[str, exercises.CheckLine | None]:
     result = exercises.check(rule, like=like, quiet=True)
     assert result.verdict in ("RIGHT", "RIGHT, EXCEPT AT EDGES", "WRONG"), str(result)
-    first = next((x for x in result.lines if x.status in ("WRONG", "EDGE")), None)
+    decided_by = "WRONG" if result.verdict == "WRONG" else "EDGE"
+    first = next((x for x in result.lines if x.status == decided_by), None)
     return result.verdict, first
 
 
@@ -695,7 +719,7 @@ def test_audit_a_wrong_rule_is_wrong_at_a_named_point(like: Any, rule: Any) -> N
     verdict, first = verdict_and_line(like, rule)
     assert verdict == "WRONG"
     assert first is not None and first.status == "WRONG"
-    assert re.match(r"(d/d\w+ )?at \w+ = -?[\d.e+-]+", first.message), first.message
+    assert re.match(r"(d/d\w+ )?(of \(your op \+ \w+\) )?at \w+ = -?[\d.e+-]+", first.message), first.message
 
 
 def test_audit_table_size_and_score(capsys: pytest.CaptureFixture[str]) -> None:
