@@ -282,11 +282,14 @@ class CheckResult:
                 f'<td style="padding:2px 8px;text-align:left;font-family:monospace">'
                 f"{html.escape(line.message)}{hint}</td></tr>"
             )
-        summary = "all checks passed" if self.passed else "not there yet"
+        summary = " (all checks passed)" if self.passed else ""
+        colour = _COLOURS[
+            {RIGHT: "OK", EDGES: "EDGE", WRONG: "WRONG", TIMED_OUT: "TIMEOUT"}.get(self.verdict, "TODO")
+        ]
         return (
             f'<table style="border-collapse:collapse"><caption style="text-align:left">'
-            f"<b>{html.escape(self.name)}</b>: {html.escape(self.verdict)}, {summary}</caption>"
-            f"{''.join(rows)}</table>"
+            f'<b>{html.escape(self.name)}</b>: <b style="color:{colour}">{html.escape(self.verdict)}</b>'
+            f"{summary}</caption>{''.join(rows)}</table>"
         )
 
     def _ipython_display_(self) -> None:

@@ -284,6 +284,9 @@ def test_html_table_is_coloured() -> None:
     page = result._repr_html_()
     assert page.startswith("<table") and "#cf222e" in page and "#1a7f37" in page
     assert "hint: d/dx tanh(x) = 1 - tanh(x)**2" in page
+    assert '<b>TanhTimesOutput</b>: <b style="color:#cf222e">WRONG</b></caption>' in page
+    edge = exercises.check(OverflowingSigmoid, like="sigmoid", quiet=True)._repr_html_()
+    assert '<b style="color:#bc4c00">RIGHT, EXCEPT AT EDGES</b>' in edge and "#bc4c00;color:white" in edge
 
 
 @pytest.mark.parametrize(

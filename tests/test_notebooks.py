@@ -145,7 +145,7 @@ def test_write_your_own_op_with_the_solutions_filled_in(tmp_path: Path) -> None:
         assert statuses == ["OK", "OK", "OK", "OK", "verdict:"], shown
         assert shown.splitlines()[-1] == "verdict: RIGHT"
         html = "".join(o["data"].get("text/html", "") for o in cell.outputs if "data" in o)
-        assert "RIGHT, all checks passed" in html  # the coloured table
+        assert '#1a7f37">RIGHT</b> (all checks passed)' in html  # the coloured table
     shown = "".join(text_of(c) for c in nb.cells)
     assert "SKIP  second order: grad(create_graph=True) does not run through your backward" in shown
     assert "WRONG backward: at x = " in shown and "hint: d/dx cos(x) = -sin(x)" in shown  # MyCos at first
