@@ -639,6 +639,31 @@ RIGHT_RULES: list[tuple[Any, Any, str]] = [
         binary("AExpBPython", lambda a, b: a * math.exp(b), lambda a, b, o, g: (g * math.exp(b), g * o)),
         "RIGHT, EXCEPT AT EDGES",
     ),
+    # other right ways to write them: other formulas, compositions of Values, the lecture's closures
+    (
+        "sigmoid",
+        unary("SigmoidSymmetric", mm.sigmoid, lambda x, o, g: g * mm.sigmoid(x) * mm.sigmoid(-x)),
+        "RIGHT",
+    ),
+    ("exp", unary("ExpAsPower", lambda x: mm.pow(math.e, x), lambda x, o, g: g * o), "RIGHT"),
+    ("log", unary("LogPowerRule", mm.log, lambda x, o, g: g * x**-1), "RIGHT, EXCEPT AT EDGES"),  # 0.0 ** -1
+    ("sqrt", unary("SqrtPowerRule", mm.sqrt, lambda x, o, g: g * 0.5 * x**-0.5), "RIGHT, EXCEPT AT EDGES"),
+    ("relu", lambda x: (x + abs(x)) / 2, "RIGHT, EXCEPT AT EDGES"),  # 1/2 at 0
+    (
+        "cos",
+        unary("CosAsShiftedSin", lambda x: mm.sin(x + math.pi / 2), lambda x, o, g: -g * mm.sin(x)),
+        "RIGHT",
+    ),
+    ("softplus", lambda x: (1 + x.exp()).log(), "RIGHT, EXCEPT AT EDGES"),  # inf at x = 1000
+    ("tanh", lambda x: (2 * x).sigmoid() * 2 - 1, "RIGHT"),
+    ("sigmoid", lambda x: 1 / (1 + (-x).exp()), "RIGHT, EXCEPT AT EDGES"),  # inf * 0 at x = -1000
+    ("pow", binary("PowByOutput", mm.pow, lambda a, b, o, g: (g * b * o / a, g * o * mm.log(a))), "RIGHT"),
+    ("leaky_relu", lambda x: x.relu() - 0.01 * (-x).relu(), "RIGHT, EXCEPT AT EDGES"),  # 0 at 0, not 0.01
+    ("abs", lambda x: (x * x).sqrt(), "RIGHT, EXCEPT AT EDGES"),  # nan at 0
+    ("log1p", lambda x: (1 + x).log(), "RIGHT"),
+    ("expm1", lambda x: x.exp() - 1, "RIGHT"),
+    ("tanh", closure("lecture_tanh", math.tanh, lambda x, o: 1 - o**2), "RIGHT"),
+    ("exp", closure("lecture_exp", math.exp, lambda x, o: o), "RIGHT, EXCEPT AT EDGES"),
 ]
 
 # (like, the rule): each with one usual mistake
@@ -690,6 +715,11 @@ WRONG_RULES: list[tuple[Any, Any]] = [
         binary("AExpBNoA", lambda a, b: a * mm.exp(b), lambda a, b, o, g: (g * mm.exp(b), g * mm.exp(b))),
     ),
     ("abs", unary("AbsFlipped", mm.abs, lambda x, o, g: -g * mm.sign(x))),
+    ("sigmoid", unary("SigmoidSquared", mm.sigmoid, lambda x, o, g: g * mm.sigmoid(x) * mm.sigmoid(x))),
+    ("log", unary("LogPowerTwo", mm.log, lambda x, o, g: g * mm.pow(x, -2.0))),
+    ("sqrt", unary("SqrtPowerFlipped", mm.sqrt, lambda x, o, g: g * 0.5 * mm.pow(x, 0.5))),
+    ("pow", binary("PowNoB", mm.pow, lambda a, b, o, g: (g * o / a, g * o * mm.log(a)))),
+    ("tanh", lambda x: (2 * x).sigmoid() * 2 + 1),  # off by a constant (2)
 ]
 
 
