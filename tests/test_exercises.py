@@ -345,6 +345,26 @@ def test_a_division_by_zero_at_the_domains_edge_names_the_point_the_line_and_mm_
     assert "at x = 0: yours 'ZeroDivisionError: float division by zero', expected inf" in backward.message
     assert backward.hint.startswith("`return grad_output / x` raised ZeroDivisionError; ")
     assert "micrograd.math.div(a, b)" in backward.hint
+    # an edge is a place, wherever the point comes from: your own points, or the domain's bound
+    mine = exercises.check(LogPython, like="log", points=[0.0, 0.5, 2.0], quiet=True)
+    assert (
+        mine.verdict == "RIGHT, EXCEPT AT EDGES"
+        and "right at 2 of 3 points" in line(mine, "backward").message
+    )
+
+    class Log1pPython(Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return mm.log1p(x)
+
+        @staticmethod
+        def backward(ctx: Any, grad_output: Any) -> Any:
+            (x,) = ctx.inputs
+            return grad_output / (1 + x)  # raises at the domain's bound, x = -1
+
+    bound = exercises.check(Log1pPython, like="log1p", quiet=True)
+    assert bound.verdict == "RIGHT, EXCEPT AT EDGES"
+    assert "at x = -1: yours 'ZeroDivisionError: float division by zero'" in line(bound, "backward").message
 
 
 def test_relu_at_zero_is_a_convention_but_a_branch_at_one_is_wrong() -> None:
