@@ -9,6 +9,7 @@ exercise notebook runs twice: as a student gets it (every check says TODO), and 
 from __future__ import annotations
 
 import copy
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,18 @@ def test_value_and_backprop(tmp_path: Path) -> None:
     assert "Backpropagation from L = -8.0000 through 7 Values" in shown
     assert "o = 0.7071, do/dw1 = 1.0000, do/dw2 = 0.0000, do/db = 0.5000" in shown
     assert {"image/svg+xml", "text/html"} <= mimetypes(nb)  # the graphs, and the explorer inline
+    # the lecture's all-tanh net and its 4-sample loop: 20 steps, read back from what the cell printed
+    sources = "".join(c.source for c in nb.cells)
+    assert 'MLP(3, [4, 4, 1], activation="tanh", output_activation="tanh"' in sources
+    assert "p.grad = 0.0" in sources and "p.data += -0.05 * p.grad" in sources
+    assert "MLP(3, [4, 4, 1], activation=['tanh', 'tanh', 'tanh']) with 41 parameters" in shown
+    (loop,) = [c for c in nb.cells if "p.data += -0.05 * p.grad" in c.source]
+    steps = [line.split() for line in text_of(loop).splitlines()]
+    assert [int(k) for k, _ in steps] == list(range(20))
+    losses = [float(v) for _, v in steps]
+    assert losses[-1] < 0.1 * losses[0]  # converged, as in the video
+    assert all(b < a for a, b in itertools.pairwise(losses))  # and went down at every step
+    assert f"loss {losses[0]:.4f} -> " in shown
 
 
 def with_solutions() -> Any:
@@ -104,6 +117,23 @@ def with_solutions() -> Any:
     return nb
 
 
+def verdicts(nb: Any) -> list[str]:
+    """The check verdicts the notebook showed, in order."""
+    return [line for c in nb.cells for line in text_of(c).splitlines() if line.startswith("verdict: ")]
+
+
+# What the cells before the exercises show: a first attempt at cos (WRONG), the fixed one (RIGHT),
+# Python's math.exp (right, except where it raises), an endless backward, then sin written two ways.
+INTRODUCTION = [
+    "verdict: WRONG (backward)",
+    "verdict: RIGHT",
+    "verdict: RIGHT, EXCEPT AT EDGES (forward)",
+    "verdict: TIMED OUT (backward)",
+    "verdict: RIGHT",
+    "verdict: RIGHT",
+]
+
+
 def test_write_your_own_op_with_the_solutions_filled_in(tmp_path: Path) -> None:
     nb = execute(with_solutions(), tmp_path)
     checks = tagged(nb, "check")
@@ -112,12 +142,17 @@ def test_write_your_own_op_with_the_solutions_filled_in(tmp_path: Path) -> None:
         assert len(cell.outputs) == 1  # shown once: the table, not also the returned object
         shown = text_of(cell)
         statuses = [line.split()[0] for line in shown.splitlines() if not line.startswith(" ")]
-        assert statuses == ["OK", "OK", "OK", "OK"], shown
+        assert statuses == ["OK", "OK", "OK", "OK", "verdict:"], shown
+        assert shown.splitlines()[-1] == "verdict: RIGHT"
         html = "".join(o["data"].get("text/html", "") for o in cell.outputs if "data" in o)
-        assert "all checks passed" in html  # the coloured table
+        assert '#1a7f37">RIGHT</b> (all checks passed)' in html  # the coloured table
     shown = "".join(text_of(c) for c in nb.cells)
     assert "SKIP  second order: grad(create_graph=True) does not run through your backward" in shown
-    assert "WRONG backward: at x = " in shown and "hint: d/dx cos(x) = -sin(x)" in shown  # WrongCos
+    assert "WRONG backward: at x = " in shown and "hint: d/dx cos(x) = -sin(x)" in shown  # MyCos at first
+    assert "EDGE  forward: right at 33 of 34 points; only at the edges it differs: at x = 1000" in shown
+    assert "hint: `return math.exp(x)  # raises OverflowError at x = 1000` raised OverflowError" in shown
+    assert "TIMEOUT backward: your backward ran longer than 0.5 s at x = " in shown  # EndlessExp, stopped
+    assert verdicts(nb) == INTRODUCTION + ["verdict: RIGHT"] * 5  # the stub's verdict first, then RIGHT
     assert "Backpropagation from y" in shown  # the student's ops in explain
 
 
@@ -128,6 +163,8 @@ def test_write_your_own_op_as_a_student_gets_it_says_todo(tmp_path: Path) -> Non
     nb = execute(nb, tmp_path)
     for cell in tagged(nb, "check"):
         assert text_of(cell).startswith("TODO  forward: My"), text_of(cell)
+        assert text_of(cell).splitlines()[-1] == "verdict: NOT WRITTEN YET (forward)"
+    assert verdicts(nb) == INTRODUCTION + ["verdict: NOT WRITTEN YET (forward)"] * 5
 
 
 def test_the_solutions_notebook_runs_on_its_own(tmp_path: Path) -> None:
@@ -136,7 +173,23 @@ def test_the_solutions_notebook_runs_on_its_own(tmp_path: Path) -> None:
         assert "WRONG" not in text_of(cell) and "TODO" not in text_of(cell)
 
 
+def pixel_counts(cell: Any, colours: list[str]) -> list[int]:
+    """How many pixels of the cell's PNG have exactly each of ``colours`` (hex, #rrggbb)."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    (png,) = [o["data"]["image/png"] for o in cell.outputs if "image/png" in o.get("data", {})]
+    rgb = np.asarray(Image.open(io.BytesIO(base64.b64decode(png))).convert("RGB")).reshape(-1, 3)
+    wanted = [tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)) for c in colours]
+    return [int(np.all(rgb == np.array(w), axis=1).sum()) for w in wanted]
+
+
 def test_train_a_classifier(tmp_path: Path) -> None:
+    from micrograd.demos.moons import COLOURS, REGIONS
+
     nb = execute(load("03_train_a_classifier"), tmp_path)
     shown = "".join(text_of(c) for c in nb.cells)
     assert "MLP(2, [16, 16, 1], activation=['relu', 'relu', 'linear']) with 337 parameters" in shown
@@ -145,6 +198,17 @@ def test_train_a_classifier(tmp_path: Path) -> None:
     assert "image/png" in mimetypes(nb)  # the moons, the loss curve, the decision boundary
     assert (tmp_path / "training.html").read_text().lower().startswith("<!doctype html>")
     assert "the replay of 60 steps, in training.html" in shown
+    # the moons demo's colours: its class colours for the points, its region colours for the boundary
+    moons = next(c for c in nb.cells if 'ax.set_title("two moons")' in c.source)
+    assert all(n > 50 for n in pixel_counts(moons, COLOURS)), pixel_counts(moons, COLOURS)
+    (boundary,) = [c for c in nb.cells if "decision boundary on a" in text_of(c)]
+    regions, points = pixel_counts(boundary, REGIONS), pixel_counts(boundary, COLOURS)
+    assert all(n > 10_000 for n in regions) and all(n > 50 for n in points), (regions, points)
+    assert pixel_counts(boundary, ["#c6dbef", "#fcbba1", "#1f77b4", "#d62728"]) == [0, 0, 0, 0]  # no others
+    # a fine grid (a blocky 20 x 20 or 40 x 40 one is not smooth), filled by the score's 0 level
+    sides = text_of(boundary).split("decision boundary on a ")[1].split(" grid")[0].split(" x ")
+    assert all(int(n) >= 100 for n in sides), sides
+    assert "ax.contourf(xx, yy, zz, levels=" in boundary.source
 
 
 def test_microgpt(tmp_path: Path) -> None:
