@@ -43,19 +43,15 @@ coloured table.
 
 from __future__ import annotations
 
-import ctypes
 import html
 import inspect
 import linecache
 import math as _pymath
 import os
 import random
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +60,7 @@ from .autograd import grad
 from .engine import Function, Value
 from .fmath import sigmoid as _fsigmoid
 from .fmath import tanh as _ftanh
+from .time_limit import Interrupted, time_limit
 
 __all__ = ["CheckLine", "CheckResult", "check"]
 
@@ -323,11 +320,6 @@ class _NotWrittenError(Exception):
     def __init__(self, where: str) -> None:
         super().__init__(where)
         self.where = where
-
-
-class _Interrupt(BaseException):
-    """Raised inside the student's code when a call runs out of time.  A BaseException, as
-    KeyboardInterrupt, so that a student's ``except Exception`` cannot swallow it."""
 
 
 class _TimedOut(BaseException):
@@ -673,98 +665,6 @@ def _grads(
 
 # ---- the time limit ---------------------------------------------------------------------
 
-_limits = threading.local()  # whether a limit is running on this thread: an inner call runs under it
-
-
-@contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise ``_Interrupt`` in the code running in the block once it has run ``seconds``.
-
-    On the main thread (a script, a Jupyter kernel) SIGALRM does it: the handler raises
-    between two bytecodes, and it also interrupts a sleeping call.  Elsewhere (another thread,
-    Windows, or when a SIGALRM timer is already running for someone else) a watchdog thread
-    raises the exception asynchronously in this thread (PyThreadState_SetAsyncExc), which
-    stops any loop of Python code.  A call that ends just as the limit expires may still be
-    reported as out of time: either way it took about the limit.
-    """
-    if seconds is None or getattr(_limits, "active", False):
-        yield
-        return
-    _limits.active = True
-    try:
-        if (
-            threading.current_thread() is threading.main_thread()
-            and hasattr(signal, "setitimer")
-            and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-        ):
-            with _alarm(seconds):
-                yield
-        else:
-            with _watchdog(seconds):
-                yield
-    finally:
-        _limits.active = False
-
-
-@contextmanager
-def _alarm(seconds: float) -> Iterator[None]:
-    armed = [True]
-
-    def on_alarm(signum: int, frame: Any) -> None:
-        if armed[0]:  # not once the block is over: the handler may run a few bytecodes late
-            raise _Interrupt
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        try:
-            armed[0] = False
-            signal.setitimer(signal.ITIMER_REAL, 0.0)
-        finally:  # restored even when the alarm went off during the lines above
-            signal.signal(signal.SIGALRM, previous)
-
-
-@contextmanager
-def _watchdog(seconds: float) -> Iterator[None]:
-    set_async_exc = getattr(getattr(ctypes, "pythonapi", None), "PyThreadState_SetAsyncExc", None)
-    if set_async_exc is None:  # not CPython: no way to stop a running thread, so no limit
-        yield
-        return
-    target = ctypes.c_ulong(threading.get_ident())
-    lock = threading.Lock()
-    state = {"done": False, "fired": False}
-
-    def fire() -> None:
-        with lock:
-            if not state["done"]:
-                state["fired"] = True
-                set_async_exc(target, ctypes.py_object(_Interrupt))
-
-    timer = threading.Timer(seconds, fire)
-    timer.daemon = True
-    timer.start()
-    raised = False
-    try:
-        yield
-    except _Interrupt:
-        raised = True
-        raise
-    finally:
-        with lock:
-            state["done"] = True
-        timer.cancel()
-        if state["fired"] and not raised:
-            # Sent just as the block ended: let it arrive here.  Never cancel it with
-            # SetAsyncExc(id, NULL): CPython 3.11 then leaves its eval breaker set for good, and
-            # code run under sys.setprofile loops forever.
-            try:
-                for _ in range(1_000_000):  # arrives at the first backward jump
-                    pass
-            except _Interrupt:
-                pass
-
 
 class _Limited:
     """The student's op, each call of its forward and of its backward (``grad``) under the time
@@ -777,17 +677,17 @@ class _Limited:
     def __call__(self, *args: Any) -> Value:
         started = time.monotonic()
         try:
-            with _time_limit(self.seconds):
+            with time_limit(self.seconds):
                 return self.f(*args)
-        except _Interrupt as exc:
+        except Interrupted as exc:
             raise self._timed_out(_which(exc, "forward"), args, started) from None
 
     def grad(self, out: Value, xs: list[Value], ps: tuple[float, ...] = (), **kwargs: Any) -> list[Any]:
         started = time.monotonic()
         try:
-            with _time_limit(self.seconds):
+            with time_limit(self.seconds):
                 return list(grad(out, xs, allow_unused=True, **kwargs))
-        except _Interrupt as exc:
+        except Interrupted as exc:
             raise self._timed_out(_which(exc, "backward"), [*xs, *ps], started) from None
 
     def _timed_out(self, what: str, args: Sequence[Any], started: float) -> _TimedOut:
