@@ -33,9 +33,14 @@ MISSING = _missing()
 needs_browser = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One headless Chromium per test module, with its browser console log kept."""
+def chromium(
+    tmp_path_factory: pytest.TempPathFactory,
+    size: tuple[int, int] = (1400, 900),
+    flags: tuple[str, ...] = (),
+    logs: tuple[str, ...] = ("browser",),
+) -> Any:
+    """A headless Chromium driven by Selenium, with its own profile, the window ``size``, the
+    extra command-line ``flags`` and the Selenium ``logs`` kept (the caller quits it)."""
     if MISSING is not None:
         pytest.skip(MISSING)
     from selenium import webdriver
@@ -43,7 +48,6 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "chromium"
-    profile = tmp_path_factory.mktemp("chromium-profile")
     for flag in (
         "--headless=new",
         "--no-sandbox",
@@ -54,15 +58,23 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
-        "--window-size=1400,900",
-        f"--user-data-dir={profile}",
+        f"--window-size={size[0]},{size[1]}",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+        *flags,
     ):
         options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", dict.fromkeys(logs, "ALL"))
     driver = webdriver.Chrome(
         options=options, service=Service(shutil.which("chromedriver") or "chromedriver")
     )
     driver.set_page_load_timeout(30)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless Chromium per test module, with its browser console log kept."""
+    driver = chromium(tmp_path_factory)
     try:
         yield driver
     finally:

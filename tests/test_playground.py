@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import MISSING, needs_browser
+from tests.browser_support import MISSING, chromium, needs_browser
 
 pytestmark = [needs_browser]
 
@@ -96,24 +96,8 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if MISSING is not None:
         pytest.skip(MISSING)
     NETLOG = tmp_path_factory.mktemp("netlog") / "netlog.json"
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "chromium"
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+    flags = (
         "--disable-default-apps",
-        "--window-size=1280,800",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
         f"--log-net-log={NETLOG}",  # every request of the browser, its workers' included
         # Chromium's own background traffic off (autofill, sign-in, updates, network time, ...),
         # and no host but this one resolves: nothing can leave the machine, whoever asks.
@@ -124,11 +108,8 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         "NetworkTimeServiceQuerying,MediaRouter,DialMediaRouteProvider,Translate,SigninInterception",
         "--homepage=about:blank",
         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    d = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "chromedriver"))
-    d.set_page_load_timeout(30)
+    )
+    d = chromium(tmp_path_factory, (1280, 800), flags, ("browser", "performance"))
     d.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride",
         {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False},
