@@ -2,7 +2,8 @@
 
 ``explore(root, "backprop.html")`` writes one self-contained HTML file (no
 network: no CDN, no external fonts or scripts) showing the graph as ``draw_dot``
-draws it (same roles, colours, labels and data), laid out by Graphviz or, for
+draws it (same roles, colours, labels and data, each record's fields one above the
+other, so that the lecture's graph fits a laptop's window), laid out by Graphviz or, for
 large graphs, by this package's own layout (``micrograd.layout``), with every
 gradient blank.  Step through it: first the forward pass
 (the Values appear in topological order), then the backward pass, one op per
@@ -199,7 +200,7 @@ def trace_data(model: GraphModel) -> dict[str, Any]:
 
 def _layout_svg(model: GraphModel, timeout: float) -> str:
     """draw_dot's graph laid out by Graphviz as SVG (prolog and comments stripped), within ``timeout`` s."""
-    source = dot_graph(model, "svg").source
+    source = dot_graph(model, "svg", stacked=True).source
     n = len(model.order)
     dot = shutil.which("dot")
     if dot is None:

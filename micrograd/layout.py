@@ -3,9 +3,10 @@
 ``explore`` lays a small graph out with Graphviz's ``dot`` program; a browser running the
 engine (the docs site's playground, in Pyodide) has no ``dot``, and ``dot`` takes minutes
 over thousands of Values, where this layout takes seconds.  ``graph_svg`` draws the
-same picture as ``draw_dot`` (one record ``label | data | grad`` per Value, one ellipse per
-op, edges in operand order, left to right, the same colours) and writes it as the SVG that
-``dot -Tsvg`` writes, the structure the explorer's script reads: ``g.node`` groups titled
+explorer's picture (``micrograd.viz.dot_graph(model, stacked=True)``'s: one record per
+Value, its label, data and grad one above the other, one ellipse per op, edges in operand
+order, left to right, the same colours) and writes it as the SVG that ``dot -Tsvg``
+writes, the structure the explorer's script reads: ``g.node`` groups titled
 ``n<i>`` and ``n<i>_op``, a record's outline as a polygon and its field separators as
 polylines, ``g.edge`` groups titled ``n<j>->n<i>_op`` holding a path.  ``explore(...,
 layout="builtin")`` builds the explorer's page around it.
@@ -35,8 +36,8 @@ from .graph_model import COLOURS, GraphModel, fmt
 
 __all__ = ["graph_svg", "text_width"]
 
-FONT_SIZE = 11.0  # draw_dot's fontsize; op labels are 10
-RECORD_HEIGHT = 36.0  # Graphviz's default node height, 0.5 in
+FONT_SIZE = 11.0  # draw_dot's fontsize, op names' too (as the explorer draws them)
+FIELD_HEIGHT = 19.0  # a record's field, one above the other (Graphviz's, at 11 pt)
 OP_WIDTH, OP_HEIGHT = 54.0, 36.0  # Graphviz's default ellipse, 0.75 in x 0.5 in
 FIELD_PAD = 16.0  # room either side of a field's text, in points
 RANK_GAP = 36.0  # between columns (dot's ranksep, 0.5 in)
@@ -99,11 +100,13 @@ def _build(order: list[Value], names: dict[Value, str]) -> tuple[list[_Node], li
     edges: list[tuple[_Node, _Node]] = []
     record: dict[Value, _Node] = {}
     for i, v in enumerate(order):
-        widths = [text_width(t) + FIELD_PAD for t in _fields(v, names[v])]
-        r = _Node(f"n{i}", "record", sum(widths), RECORD_HEIGHT)
+        fields = _fields(v, names[v])
+        r = _Node(
+            f"n{i}", "record", max(text_width(t) for t in fields) + FIELD_PAD, FIELD_HEIGHT * len(fields)
+        )
         record[v] = r
         if v._prev:
-            op = _Node(f"n{i}_op", "op", max(OP_WIDTH, text_width(v._op or "?", 10.0) + 24.0), OP_HEIGHT)
+            op = _Node(f"n{i}_op", "op", max(OP_WIDTH, text_width(v._op or "?") + 24.0), OP_HEIGHT)
             nodes.append(op)
             for child in v._prev:
                 edges.append((record[child], op))
@@ -228,22 +231,21 @@ def _p(x: float, y: float) -> str:
 def _record_svg(n: _Node, fields: list[str], fill: str) -> list[str]:
     top, bottom = n.y - n.height / 2, n.y + n.height / 2
     left, right = n.x, n.x + n.width
-    widths = [text_width(t) + FIELD_PAD for t in fields]
     out = [
         f'<g id="{n.key}" class="node">',
         f"<title>{n.key}</title>",
         f'<polygon fill="{fill}" stroke="black" points="{_p(left, top)} {_p(left, bottom)} '
         f'{_p(right, bottom)} {_p(right, top)} {_p(left, top)}"/>',
     ]
-    x = left
-    for k, (text, w) in enumerate(zip(fields, widths)):
+    centre = (left + right) / 2
+    for k, text in enumerate(fields):  # one above the other, as Graphviz stacks them left to right
+        y = top + k * FIELD_HEIGHT
         if k:
-            out.append(f'<polyline fill="none" stroke="black" points="{_p(x, top)} {_p(x, bottom)}"/>')
+            out.append(f'<polyline fill="none" stroke="black" points="{_p(left, y)} {_p(right, y)}"/>')
         out.append(
-            f'<text text-anchor="middle" x="{x + w / 2:.1f}" y="{n.y + 3.8:.1f}" '
+            f'<text text-anchor="middle" x="{centre:.1f}" y="{y + FIELD_HEIGHT / 2 + 3.8:.1f}" '
             f'font-size="11">{html.escape(text)}</text>'
         )
-        x += w
     out.append("</g>")
     return out
 
@@ -256,7 +258,7 @@ def _op_svg(n: _Node, op: str) -> list[str]:
         f'<ellipse fill="#f1f3f5" stroke="black" cx="{cx:.1f}" cy="{n.y:.1f}" '
         f'rx="{n.width / 2:.1f}" ry="{n.height / 2:.1f}"/>',
         f'<text text-anchor="middle" x="{cx:.1f}" y="{n.y + 3.5:.1f}" '
-        f'font-size="10">{html.escape(op)}</text>',
+        f'font-size="11">{html.escape(op)}</text>',
         "</g>",
     ]
 

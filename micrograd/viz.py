@@ -155,8 +155,10 @@ def draw_dot(
     return dot_graph(graph_model(root, params, max_nodes, "draw_dot"), format, rankdir)
 
 
-def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR") -> Any:  # noqa: A002
-    """``model`` as a ``graphviz.Digraph``: ``draw_dot``'s picture (``explore`` lays it out as SVG)."""
+def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR", stacked: bool = False) -> Any:  # noqa: A002
+    """``model`` as a ``graphviz.Digraph``: ``draw_dot``'s picture.  ``stacked``: each record's
+    fields one above the other and the op names as large as the numbers, as the explorer draws
+    them (about two thirds of the width: the lecture's graph fits a laptop's window at 12 px)."""
     graphviz = _graphviz()
     dot = graphviz.Digraph(
         format=format,
@@ -165,7 +167,9 @@ def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR") -> An
         edge_attr={"arrowsize": "0.6"},
     )
     for v in model.order:
-        label = f"{{ {_escape(model.names[v], True)} | data {fmt(v.data)} | grad {fmt(v.grad)} }}"
+        fields = f"{_escape(model.names[v], True)} | data {fmt(v.data)} | grad {fmt(v.grad)}"
+        # rankdir LR lays a record's fields out top to bottom; braces turn them side by side
+        label = fields if stacked else f"{{ {fields} }}"
         # nohtml: a label is text, never Graphviz's HTML-like label (<...>), whatever a name holds
         node_label = graphviz.nohtml(label)
         dot.node(model.id(v), label=node_label, shape="record", fillcolor=COLOURS[model.roles[v]])
@@ -173,7 +177,8 @@ def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR") -> An
             op_id = model.id(v) + "_op"
             # ordering=in keeps the in-edges, hence the operands, in the order they are listed.
             op = graphviz.nohtml(_escape(v._op or "?", False))
-            dot.node(op_id, label=op, shape="ellipse", fillcolor="#f1f3f5", ordering="in", fontsize="10")
+            size = "11" if stacked else "10"
+            dot.node(op_id, label=op, shape="ellipse", fillcolor="#f1f3f5", ordering="in", fontsize=size)
             for child in v._prev:
                 dot.edge(model.id(child), op_id)
             dot.edge(op_id, model.id(v))

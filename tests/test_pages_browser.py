@@ -374,7 +374,7 @@ def test_both_pages_step_play_and_pause_with_the_same_controls(
     assert console_errors(browser) == []
 
 
-# ---- the view: readable, fitted when that leaves its text readable ------------------------------
+# ---- the view: fitted, readable --------------------------------------------------------------------
 
 VIEW = """
 const pane = document.getElementById("graph").getBoundingClientRect();
@@ -408,7 +408,7 @@ def mlp_graph() -> Value:
 
 
 @pytest.mark.parametrize("name", ["lecture", "mlp"])
-def test_the_explorer_opens_with_text_at_least_12px_at_1280x800(
+def test_the_explorer_opens_fitted_with_text_at_least_12px_at_1280x800(
     browser: Any, tmp_path: Path, name: str
 ) -> None:
     root = lecture_graph() if name == "lecture" else mlp_graph()
@@ -425,6 +425,11 @@ def test_the_explorer_opens_with_text_at_least_12px_at_1280x800(
     assert view["left"] >= view["pane"][0] - 1, view
     if name == "mlp":  # too large to fit at 12 px: it opens readable and scrolls
         assert view["scroll"][0] > view["scroll"][1], view
+    else:  # the lecture's graph fits: it fills the pane's width or height, nothing to scroll
+        pane_w, pane_h, svg_w, svg_h = view["pane"][2], view["pane"][3], view["svg"][2], view["svg"][3]
+        assert svg_w <= pane_w and svg_h <= pane_h, view
+        assert svg_w >= 0.9 * (pane_w - 40) or svg_h >= 0.9 * (pane_h - 40), view
+        assert view["scroll"][0] <= view["scroll"][1], view
 
 
 def test_a_batchs_loss_of_thousands_of_values_opens_and_steps(browser: Any, tmp_path: Path) -> None:

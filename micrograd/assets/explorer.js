@@ -30,11 +30,15 @@
     if (!data.textContent.startsWith("data ") || !grad.textContent.startsWith("grad "))
       throw new Error("unexpected record layout for node " + nd.id);
     // Each field's width, from the record's geometry (not from measuring text, which reads 0
-    // while the page is not rendered yet, e.g. in a notebook's hidden output).
-    const xs = (el_) => el_.getAttribute("points").trim().split(/\s+/).map((p) => Number(p.split(",")[0]));
-    const seps = [...g.querySelectorAll("polyline")].map((l) => xs(l)[0]);
-    const right = Math.max(...xs(g.querySelector("polygon")));
-    const sepA = seps[seps.length - 2], sepB = seps[seps.length - 1];
+    // while the page is not rendered yet, e.g. in a notebook's hidden output): the record's width
+    // when its fields are one above the other (the separators horizontal), else between them.
+    const points = (el_) => el_.getAttribute("points").trim().split(/\s+/).map((p) => p.split(",").map(Number));
+    const lines = [...g.querySelectorAll("polyline")].map(points);
+    const outline = points(g.querySelector("polygon")).map((p) => p[0]);
+    const left = Math.min(...outline), right = Math.max(...outline);
+    if (lines.length && lines[0][0][1] === lines[0][1][1])
+      return { g: g, data: data, grad: grad, dataRoom: right - left - 6, gradRoom: right - left - 6 };
+    const sepA = lines[lines.length - 2][0][0], sepB = lines[lines.length - 1][0][0];
     return { g: g, data: data, grad: grad, dataRoom: sepB - sepA - 6, gradRoom: right - sepB - 6 };
   });
 
@@ -287,9 +291,9 @@
   $("zoomin").addEventListener("click", () => setZoom(zoom * 1.25));
   $("zoomout").addEventListener("click", () => setZoom(zoom / 1.25));
   $("zoomfit").addEventListener("click", () => setZoom(null));
-  // Open fitted to the pane, but never below the zoom at which the smallest text (the op names,
-  // 10 pt in the SVG, 4/3 px per pt) is 12 px tall: a larger graph opens readable, and scrolls.
-  const READABLE = 12 / (10 * 4 / 3);
+  // Open fitted to the pane, but never below the zoom at which the text (11 pt in the SVG, 4/3 px
+  // per pt) is 12 px tall: a larger graph opens readable, and scrolls.
+  const READABLE = 12 / (11 * 4 / 3);
   const vb0 = svg.viewBox.baseVal;
   setZoom(Math.max(READABLE, Math.min(2, ($("graph").clientWidth - 20) / (vb0.width * 4 / 3),
                                          ($("graph").clientHeight - 20) / (vb0.height * 4 / 3))));
