@@ -43,6 +43,7 @@ from .nodes import (
     NO_GRAD,
     Extra,
     extra_of,
+    grad_holds_value_error,
     hooks_of,
     no_rule_error,
     run_closure,
@@ -305,7 +306,10 @@ def backpropagate(
             if watch:  # its hooks may replace the gradient
                 g = grads[node] = hooks.run(hooks_of(node), g, create_graph, leaf)
             if into_grad:
-                node.grad = node.grad + g if node.grad else g  # 0.0 is "none yet": -0.0 keeps its sign
+                so_far = node.grad
+                if so_far and isinstance(so_far, Value):  # p.grad = <a Value>: it would grow a graph
+                    raise grad_holds_value_error(node)
+                node.grad = so_far + g if so_far else g  # 0.0 is "none yet": -0.0 keeps its sign
             fn = node._fn
             if fn is None:
                 if node._prev and not ruleless_stops:

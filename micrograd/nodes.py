@@ -103,6 +103,16 @@ def run_closure(node: Any, g: Any, grads: dict[Any, Any], create_graph: bool = F
         node.grad = kept_own
 
 
+def grad_holds_value_error(node: Any) -> TypeError:
+    """What ``backward()`` says when a ``.grad`` it would add to holds a Value, not a number."""
+    return TypeError(
+        f"a .grad holds a Value ({node.grad!r}), where a gradient is a number: backward() would add to "
+        "it and build a graph of gradients. An assignment such as `p.grad = 2 * (p - t)` put it there; "
+        "store numbers: `p.grad = (2 * (p - t)).data` stores a Value's number, `p.grad = 0.0` resets "
+        "it (as nn.optim's zero_grad() does)"
+    )
+
+
 def no_rule_error(node: Any) -> RuntimeError:
     """What ``backward()`` says of a node built by hand with no rule."""
     return RuntimeError(

@@ -352,7 +352,19 @@ MISUSES: list[tuple[str, Callable[[], object], type[BaseException], str]] = [
         ValueError,
         r"not used.*allow_unused=True",
     ),
+    (
+        "backward() into a .grad that holds a Value",
+        lambda: _grad_holding_a_value().backward(),
+        TypeError,
+        r"a \.grad holds a Value",
+    ),
 ]
+
+
+def _grad_holding_a_value() -> Value:
+    p = Value(1.0)
+    p.grad = p * 2  # type: ignore[assignment]
+    return p * 3.0
 
 
 def _under_no_grad() -> Value:
@@ -436,3 +448,22 @@ def test_data_set_to_a_value_is_named_at_the_next_op() -> None:
             TypeError, match=r"an operand.s \.data holds a Value .*write `p\.data -= lr \* p\.grad`"
         ):
             use()
+
+
+def test_grad_set_to_a_value_is_named_at_the_next_backward() -> None:
+    """``p.grad = <a Value>`` would make backward() add into it and build a graph of gradients,
+    silently; it is a TypeError saying what to store instead.  Numbers (ints too, as microgpt's
+    ``p.grad = 0``) stay fine."""
+    from micrograd import Value
+
+    p, t = Value(1.0), Value(3.0)
+    p.grad = 2 * (p - t)  # type: ignore[assignment]  # the slip: a node where a number belongs
+    with pytest.raises(TypeError, match=r"a \.grad holds a Value .*`p\.grad = 0\.0` resets it"):
+        (p * 3.0).backward()
+    p.grad = 0
+    (p * 3.0).backward()
+    (p * 3.0).backward()
+    assert p.grad == 6.0 and type(p.grad) is float
+    p.grad = Value(0.0)  # type: ignore[assignment]  # zero: nothing to add to, simply replaced
+    (p * 3.0).backward()
+    assert p.grad == 3.0
