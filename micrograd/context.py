@@ -68,26 +68,31 @@ FORWARD_CTX: Context = object.__new__(ForwardContext)
 
 class NodeContext(Context):
     """The Context an op that kept none gets on floats: the numbers of the node at hand.
-    One serves a whole backward pass, pointed at each node in turn."""
+    One serves a whole backward pass, pointed at each node in turn (``ctx.node = node``: an
+    assignment, not a call, as the backward loop runs it for every node); the inputs and the
+    output are read from the node only by the rules that ask for them."""
 
-    __slots__ = ()
+    __slots__ = ("node",)
     saved_tensors = ()
 
-    def __init__(self) -> None:
-        pass  # its fields are set by point_at
+    def __init__(self, node: Any = None) -> None:
+        self.node = node
 
-    def point_at(self, node: Any) -> None:
-        prev = node._prev
+    @property
+    def inputs(self) -> tuple[Any, ...]:  # type: ignore[override]
+        prev = self.node._prev
         n = len(prev)  # one or two operands written out: a comprehension costs three times as much
         if n == 2:
-            self.inputs = prev[0].data, prev[1].data
-        else:
-            self.inputs = (prev[0].data,) if n == 1 else tuple([c.data for c in prev])
-        self.output = node.data
+            return prev[0].data, prev[1].data
+        return (prev[0].data,) if n == 1 else tuple([c.data for c in prev])
+
+    @property
+    def output(self) -> Any:
+        return self.node.data
 
     @property
     def needs_input_grad(self) -> tuple[bool, ...]:  # type: ignore[override]
-        return (True,) * len(self.inputs)
+        return (True,) * len(self.node._prev)
 
 
 def args_of(node: Any) -> tuple[Any, ...]:

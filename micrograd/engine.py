@@ -319,7 +319,7 @@ def backpropagate(
                 continue  # a leaf: nothing behind it
             # The op's rule turns g into what each operand receives: d(root)/d(operand) through this op.
             if fn.builtin and node._extra is None and floats:
-                ctx.point_at(node)  # a built-in op on floats: its rule reads the node's numbers
+                ctx.node = node  # a built-in op on floats: its rule reads the node's numbers
                 received = fn.backward(ctx, g)
             elif fn is HandWritten:
                 if observe is not None:
@@ -367,8 +367,7 @@ def vjp(node: Value, g: Any, create_graph: bool = False) -> Sequence[Any]:
     elif kept is not None:
         grads = fn.backward(kept, g)  # forward saved something, or took numbers besides Values
     else:
-        ctx = NodeContext()
-        ctx.point_at(node)  # the inputs' and output's numbers
+        ctx = NodeContext(node)  # the inputs' and output's numbers
         grads = fn.backward(ctx, g)
     if fn.builtin and kept is None:
         return grads  # type: ignore[no-any-return]
