@@ -51,7 +51,6 @@ from .files import write_atomically
 from .graph_model import (
     COLOURS,
     GraphModel,
-    GraphTooLargeError,
     d_of,
     expression,
     fmt,
@@ -233,21 +232,12 @@ def _layout_svg(model: GraphModel, timeout: float) -> str:
     return svg
 
 
-def _check_size(max_nodes: int | None) -> None:
-    if max_nodes is not None and (
-        isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1
-    ):
-        raise ValueError(f"explore: max_nodes must be a positive int or None, got {max_nodes!r}")
-
-
-def _check_count(n: int, max_nodes: int | None) -> None:
-    if max_nodes is not None and n > max_nodes:
-        raise GraphTooLargeError(
-            f"explore: the graph has {n} Values, more than max_nodes={max_nodes}; a graph this "
-            "large is slow to lay out and too dense to follow step by step. Explore the graph of a single "
-            "sample (e.g. one neuron, or the loss of one input instead of the whole batch), or raise the "
-            f"limit with max_nodes={n} (None: no limit; the page grows by about 2 kB per Value)."
-        )
+#: What explore's GraphTooLargeError advises (``{n}``: the graph's size).
+EXPLORE_ADVICE = (
+    "a graph this large is slow to lay out and too dense to follow step by step. Explore the graph of a "
+    "single sample (e.g. one neuron, or the loss of one input instead of the whole batch), or raise the "
+    "limit with max_nodes={n} (None: no limit; the page grows by about 2 kB per Value)."
+)
 
 
 def page(
@@ -271,9 +261,7 @@ def page(
         )
     if layout not in LAYOUTS:
         raise ValueError(f"explore: layout must be one of {', '.join(map(repr, LAYOUTS))}, got {layout!r}")
-    _check_size(max_nodes)
-    model = graph_model(root, params, None, "explore")
-    _check_count(len(model.order), max_nodes)
+    model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE)
     data = trace_data(model)
     if layout == "auto":
         small = len(model.order) <= GRAPHVIZ_UP_TO and shutil.which("dot") is not None

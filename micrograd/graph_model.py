@@ -49,8 +49,17 @@ class GraphTooLargeError(ValueError):
     """The graph has more Values than ``max_nodes`` allows (the message says how many, and what to do)."""
 
 
-def graph_order(roots: Roots, max_nodes: int | None, what: str) -> list[Value]:
-    """The Values of the graph in forward order, after checking the roots and the size limit."""
+#: What a GraphTooLargeError advises for a picture (``{n}``: the graph's size).
+PICTURE_ADVICE = (
+    "a graph this large lays out slowly and is unreadable as a picture. "
+    "Draw the graph of a single sample (e.g. the loss of one input instead of the whole batch), "
+    "use format='svg' to zoom in, or raise the limit with max_nodes={n} (None: no limit)."
+)
+
+
+def graph_order(roots: Roots, max_nodes: int | None, what: str, advice: str = PICTURE_ADVICE) -> list[Value]:
+    """The Values of the graph in forward order, after checking the roots and the size limit
+    (``advice``: what the ``GraphTooLargeError`` suggests, ``{n}`` standing for the size)."""
     if max_nodes is not None and (
         isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1
     ):
@@ -63,9 +72,7 @@ def graph_order(roots: Roots, max_nodes: int | None, what: str) -> list[Value]:
     if max_nodes is not None and len(order) > max_nodes:
         raise GraphTooLargeError(
             f"{what}: the graph has {len(order)} Values, more than max_nodes={max_nodes}; "
-            "a graph this large lays out slowly and is unreadable as a picture. "
-            "Draw the graph of a single sample (e.g. the loss of one input instead of the whole batch), "
-            f"use format='svg' to zoom in, or raise the limit with max_nodes={len(order)} (None: no limit)."
+            + advice.format(n=len(order))
         )
     return order
 
@@ -238,10 +245,12 @@ def graph_model(
     params: Iterable[Value] | None = None,
     max_nodes: int | None = DEFAULT_MAX_NODES,
     what: str = "graph_model",
+    advice: str = PICTURE_ADVICE,
 ) -> GraphModel:
     """The ``GraphModel`` of the graph that computed ``roots``; ``params`` marks the leaves drawn
-    as parameters; more than ``max_nodes`` Values raise ``GraphTooLargeError`` naming ``what``."""
-    order = graph_order(roots, max_nodes, what)
+    as parameters; more than ``max_nodes`` Values raise ``GraphTooLargeError`` naming ``what``
+    and giving ``advice``."""
+    order = graph_order(roots, max_nodes, what, advice)
     outputs = as_values(roots, f"{what}: root")
     param_set = as_values(params, f"{what}: params")
     return GraphModel(
