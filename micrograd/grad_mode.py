@@ -22,18 +22,35 @@ F = TypeVar("F", bound=Callable[..., Any])
 no_grad_threads: set[int] = set()
 # Idents of the threads inside detect_anomaly().
 anomaly_threads: set[int] = set()
-# Both together: the threads whose ops take the slow path. Ops test this one set, so the common
-# case (no thread in no_grad or detect_anomaly) costs a single truth test.
+# Per thread inside micrograd.scopes.record_scopes(): its open scopes, innermost last.
+scope_stacks: dict[int, list[Any]] = {}
+# All three together: the threads whose ops take the slow path. Ops test this one set, so the
+# common case (no thread in no_grad, detect_anomaly or record_scopes) costs a single truth test.
 watched_threads: set[int] = set()
 # Per thread: the states to restore when the innermost context exits.
 _saved = threading.local()
 
 
 def _rewatch(ident: int) -> None:
-    if ident in no_grad_threads or ident in anomaly_threads:
+    if ident in no_grad_threads or ident in anomaly_threads or ident in scope_stacks:
         watched_threads.add(ident)
     else:
         watched_threads.discard(ident)
+
+
+def set_scope_stack(stack: list[Any] | None) -> None:
+    """Start (a list: the open scopes) or stop (None) recording scopes in this thread."""
+    ident = threading.get_ident()
+    if stack is None:
+        scope_stacks.pop(ident, None)
+    else:
+        scope_stacks[ident] = stack
+    _rewatch(ident)
+
+
+def current_thread_scopes() -> list[Any] | None:
+    """This thread's open scopes, innermost last (None: not recording scopes)."""
+    return scope_stacks.get(threading.get_ident())
 
 
 def is_grad_enabled() -> bool:

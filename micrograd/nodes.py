@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from threading import get_ident
 from typing import Any, TypeVar
 
 from . import grad_mode
@@ -57,14 +58,21 @@ def hooks_of(node: Any) -> list[Callable[[Any], Any]]:
 
 
 def watched(out: N, prev: tuple[Any, ...], fn: Any, kept: Any) -> N:
-    """The slow path of making a node, in a thread inside no_grad (a leaf, marked as made there)
-    or detect_anomaly (the node remembers the file and line in your code that made it)."""
-    if grad_mode.is_grad_enabled():
-        extra = Extra(kept)
-        extra.origin = grad_mode.where_made(ENGINE_DIRS)
-        out._prev, out._op, out._fn, out._extra = prev, fn.name, fn, extra  # type: ignore[attr-defined]
-    else:
+    """The slow path of making a node, in a thread inside no_grad (a leaf, marked as made there),
+    detect_anomaly (the node remembers the file and line in your code that made it) or
+    record_scopes (the innermost open scope lists the node: micrograd/scopes.py)."""
+    ident = get_ident()
+    if ident in grad_mode.no_grad_threads:
         out._prev, out._op, out._fn, out._extra = (), NO_GRAD, None, None  # type: ignore[attr-defined]
+        return out
+    extra = None if kept is None else Extra(kept)
+    if ident in grad_mode.anomaly_threads:
+        extra = extra or Extra()
+        extra.origin = grad_mode.where_made(ENGINE_DIRS)
+    out._prev, out._op, out._fn, out._extra = prev, fn.name, fn, extra  # type: ignore[attr-defined]
+    scopes = grad_mode.scope_stacks.get(ident)
+    if scopes:
+        scopes[-1].nodes.append(out)
     return out
 
 

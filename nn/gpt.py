@@ -28,6 +28,7 @@ from typing import Any
 import micrograd
 from micrograd import Value, no_grad
 from micrograd.ops import Pick
+from micrograd.scopes import scope
 
 from .module import Module
 from .transformer import (
@@ -160,11 +161,12 @@ class GPT(Module):
         if position >= self.block_size:
             raise ValueError(f"position {position} is past block_size ({self.block_size})")
         self._check_token(token)
-        x = self.norm([t + p for t, p in zip(self.wte(token), self.wpe(position))])
-        for i, layer in enumerate(self.layers):
-            x = layer(x, cache, i)
-        cache.positions += 1
-        return self.lm_head(x)
+        with scope(f"position {position}", owner=self, detail="GPT.step: embeddings, layers, lm_head"):
+            x = self.norm([t + p for t, p in zip(self.wte(token), self.wpe(position))])
+            for i, layer in enumerate(self.layers):
+                x = layer(x, cache, i)
+            cache.positions += 1
+            return self.lm_head(x)
 
     def __call__(self, tokens: Sequence[Token]) -> list[Vector]:
         """The logits at each position of ``tokens`` (position t sees tokens 0..t)."""
@@ -183,11 +185,13 @@ class GPT(Module):
         for t in tokens:
             self._check_token(t)
         cache = KVCache(self.n_layer)
-        losses = []
+        losses: list[Value] = []
         for t, target in itertools.pairwise(tokens):
-            probs = softmax(self.step(t, cache))
-            picked = Pick.apply(target, *probs) if isinstance(target, Value) else probs[int(target)]
-            losses.append(-picked.log())
+            logits = self.step(t, cache)
+            with scope(f"loss at {len(losses)}", logits, detail="-log softmax(logits)[next token]"):
+                probs = softmax(logits)
+                picked = Pick.apply(target, *probs) if isinstance(target, Value) else probs[int(target)]
+                losses.append(-picked.log())
         return micrograd.sum(losses) * (1.0 / len(losses))
 
     def compile_loss(self) -> CompiledLoss:

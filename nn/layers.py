@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 import micrograd
-from micrograd import Value
+from micrograd import Value, grad_mode
 
 from . import io
 from .module import Module
@@ -235,6 +235,8 @@ class Layer(Module):
         return self._forward(x)
 
     def _forward(self, x: Input) -> list[Value]:
+        if grad_mode.scope_stacks:  # scopes are recorded: through each neuron's call, its own box
+            return [n(x) for n in self.neurons]
         return [n._forward(x) for n in self.neurons]
 
     def __call__(self, x: Input) -> Value | list[Value]:
@@ -317,9 +319,10 @@ class MLP(Module):
 
     def __call__(self, x: Input) -> Value | list[Value]:
         _check_input(x, self.nin, "model")
-        out = self.layers[0]._forward(x)
+        # (where scopes are recorded, through each layer's forward: its own box in the explorer)
+        out = self.layers[0].forward(x) if grad_mode.scope_stacks else self.layers[0]._forward(x)
         for layer in self.layers[1:]:
-            out = layer._forward(out)
+            out = layer.forward(out) if grad_mode.scope_stacks else layer._forward(out)
         return out[0] if len(out) == 1 else out
 
     def __repr__(self) -> str:

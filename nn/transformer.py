@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import micrograd
 from micrograd import Value
 from micrograd.ops import DetachedMax, Pick, weighted_sum
+from micrograd.scopes import scope
 
 from .module import Module
 
@@ -232,8 +233,9 @@ class CausalSelfAttention(Module):
         joined: Vector = []
         heads: list[list[float]] = []
         for h in range(0, self.n_embd, d):
-            scores = softmax([weighted_sum(q[h : h + d], kt[h : h + d]) / scale for kt in keys])
-            joined += [weighted_sum(scores, [vt[j] for vt in values]) for j in range(h, h + d)]
+            with scope(f"head {h // d}", [q[h : h + d]], detail=f"softmax(q . k / sqrt({d})) . v"):
+                scores = softmax([weighted_sum(q[h : h + d], kt[h : h + d]) / scale for kt in keys])
+                joined += [weighted_sum(scores, [vt[j] for vt in values]) for j in range(h, h + d)]
             heads.append([s.data for s in scores])
         if cache.weights is not None:
             cache.weights[layer].append(heads)

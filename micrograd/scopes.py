@@ -1,0 +1,181 @@
+"""Named scopes: which part of a program made each node, so that the explorer can draw a neuron,
+a layer, an attention head or any ``Module`` call as one box that opens on click.
+
+Inside ``record_scopes()``, every op's result is listed by the innermost open ``scope``: a
+``with scope("name"):`` block in your code, or a call of an ``nn.Module`` (each call opens a
+scope named after the module's attribute, ``layers.0``, ``neurons.3``).  Outside it,
+``scope(...)`` does nothing and costs a truth test, and no Value carries anything more: the
+recording keeps the lists, not the nodes.  ``explore(loss, scopes=recording)`` reads them.
+
+>>> from micrograd import Value
+>>> a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+>>> with record_scopes() as recording:
+...     with scope("product", inputs=[a, b]):
+...         c = a * b
+...     L = c + 1
+>>> [(s.name, len(s.nodes)) for s in recording.root.children]
+[('product', 1)]
+>>> len(recording.root.nodes)   # L, made outside every scope
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from types import TracebackType
+from typing import Any
+
+from . import grad_mode
+from .engine import Value
+
+__all__ = ["Recording", "Scope", "record_scopes", "recording", "scope", "values_in"]
+
+
+class Scope:
+    """A named part of the program: the nodes made while it was the innermost open scope
+    (``nodes``), the scopes opened inside it (``children``), the Values it was given
+    (``inputs``: drawn outside its box) and what opened it (``owner``: a Module, or None)."""
+
+    __slots__ = ("name", "detail", "parent", "children", "nodes", "inputs", "owner")
+
+    def __init__(
+        self,
+        name: str,
+        parent: Scope | None,
+        inputs: tuple[Value, ...] = (),
+        owner: object = None,
+        detail: str = "",
+    ) -> None:
+        self.name = name
+        self.detail = detail  # a second line for its box, e.g. the module's repr
+        self.parent = parent
+        self.children: list[Scope] = []
+        self.nodes: list[Value] = []
+        self.inputs = inputs
+        self.owner = owner
+
+    def walk(self) -> Iterator[Scope]:
+        """This scope and every scope inside it, depth first, each before its children."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def __repr__(self) -> str:
+        return f"<Scope {self.name!r}: {len(self.nodes)} nodes, {len(self.children)} scopes inside>"
+
+
+class Recording:
+    """What ``record_scopes()`` saw: ``root``, the unnamed scope of everything made outside
+    every named one, and the named scopes under it, in the order they were opened."""
+
+    def __init__(self) -> None:
+        self.root = Scope("", None)
+
+    def scopes(self) -> list[Scope]:
+        """Every named scope, depth first."""
+        return list(self.root.walk())[1:]
+
+    def __repr__(self) -> str:
+        return f"<Recording of {len(self.scopes())} scopes>"
+
+
+class record_scopes:  # noqa: N801 - a context manager, named as no_grad is
+    """Record which scope made each node in this thread, for ``explore(..., scopes=)``.
+
+    Not nestable: one recording per thread at a time (stop the first before starting another).
+    """
+
+    def __init__(self) -> None:
+        self.recording = Recording()
+
+    def __enter__(self) -> Recording:
+        if recording():
+            raise RuntimeError(
+                "record_scopes() is already recording in this thread: leave the first "
+                "`with record_scopes()` block before starting another"
+            )
+        grad_mode.set_scope_stack([self.recording.root])
+        return self.recording
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        grad_mode.set_scope_stack(None)
+
+
+def recording() -> bool:
+    """True inside ``record_scopes()`` in this thread."""
+    return grad_mode.current_thread_scopes() is not None
+
+
+class _Open:
+    """The ``with`` block of one named scope while recording."""
+
+    __slots__ = ("stack", "made")
+
+    def __init__(self, stack: list[Scope], made: Scope) -> None:
+        self.stack = stack
+        self.made = made
+
+    def __enter__(self) -> Scope:
+        self.stack.append(self.made)
+        return self.made
+
+    def __exit__(self, *exc: object) -> None:
+        if self.stack and self.stack[-1] is self.made:
+            self.stack.pop()
+
+
+class _Nothing:
+    """``scope(...)`` when nothing is recorded: a block that does nothing."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NOTHING = _Nothing()
+
+
+def scope(name: str, inputs: Iterable[Any] = (), owner: object = None, detail: str = "") -> Any:
+    """A ``with`` block whose nodes the explorer draws as one box called ``name`` (inside
+    ``record_scopes()``; elsewhere the block runs as it is).  ``inputs``: the Values the block
+    is given (lists of them too), drawn outside the box, with an arrow in.
+
+    >>> from micrograd import Value
+    >>> x = Value(3.0)
+    >>> with record_scopes() as rec:
+    ...     with scope("square", inputs=[x]):
+    ...         y = x * x
+    >>> rec.scopes()[0].nodes == [y]
+    True
+    """
+    stack = grad_mode.current_thread_scopes() if grad_mode.scope_stacks else None
+    if stack is None:
+        return _NOTHING
+    if not isinstance(name, str):
+        raise TypeError(f"scope: name must be a str, got {type(name).__name__}: {name!r}")
+    if not isinstance(inputs, Iterable):
+        raise TypeError(f"scope: inputs must be Values or lists of them, got {type(inputs).__name__}")
+    parent = stack[-1]
+    made = Scope(name, parent, values_in(inputs), owner, detail)
+    parent.children.append(made)
+    return _Open(stack, made)
+
+
+def values_in(items: Iterable[Any], depth: int = 2) -> tuple[Value, ...]:
+    """The Values in ``items``, looking ``depth`` levels into lists and tuples (a vector, a batch)."""
+    found: list[Value] = []
+    for item in items:
+        if isinstance(item, Value):
+            found.append(item)
+        elif depth > 1 and isinstance(item, (list, tuple)):
+            found.extend(values_in(item, depth - 1))
+    return tuple(found)
