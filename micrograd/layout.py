@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import html
 import itertools
+import math
 
 from .engine import Value
 from .graph_model import COLOURS, GraphModel, fmt
 
-__all__ = ["graph_svg", "text_width"]
+__all__ = ["Item", "graph_svg", "layout_svg", "text_width", "value_items"]
 
 FONT_SIZE = 11.0  # draw_dot's fontsize, op names' too (as the explorer draws them)
 FIELD_HEIGHT = 19.0  # a record's field, one above the other (Graphviz's, at 11 pt)
@@ -95,27 +96,41 @@ def _fields(v: Value, name: str) -> list[str]:
     return [name, f"data {fmt(v.data)}", f"grad {fmt(v.grad)}"]
 
 
-def _build(order: list[Value], names: dict[Value, str]) -> tuple[list[_Node], list[tuple[_Node, _Node]]]:
-    nodes: list[_Node] = []
-    edges: list[tuple[_Node, _Node]] = []
-    record: dict[Value, _Node] = {}
-    for i, v in enumerate(order):
-        fields = _fields(v, names[v])
-        r = _Node(
-            f"n{i}", "record", max(text_width(t) for t in fields) + FIELD_PAD, FIELD_HEIGHT * len(fields)
-        )
-        record[v] = r
-        if v._prev:
-            op = _Node(f"n{i}_op", "op", max(OP_WIDTH, text_width(v._op or "?") + 24.0), OP_HEIGHT)
-            nodes.append(op)
-            for child in v._prev:
-                edges.append((record[child], op))
-            edges.append((op, r))
-        nodes.append(r)
-    for a, b in edges:
+class Item:
+    """What a picture shows: a Value's ``record`` (its fields one above the other), an ``op``'s
+    ellipse, or a ``box`` (a scope, drawn closed); ``key`` is its SVG title (``n3``,
+    ``n3_op``, ``g2``); ``dashed``: a Value from outside the box being shown."""
+
+    __slots__ = ("key", "kind", "lines", "fill", "dashed")
+
+    def __init__(self, key: str, kind: str, lines: list[str], fill: str = "", dashed: bool = False) -> None:
+        self.key, self.kind, self.lines, self.fill, self.dashed = key, kind, lines, fill, dashed
+
+
+def value_items(v: Value, key: str, name: str, fill: str, dashed: bool = False) -> list[Item]:
+    """``v``'s record and, for a result, its op's ellipse before it."""
+    record = Item(key, "record", _fields(v, name), fill, dashed)
+    return [Item(f"{key}_op", "op", [v._op or "?"]), record] if v._prev and not dashed else [record]
+
+
+def _node_of(item: Item) -> _Node:
+    if item.kind == "op":
+        return _Node(item.key, "op", max(OP_WIDTH, text_width(item.lines[0]) + 24.0), OP_HEIGHT)
+    # a box's lines are free text (its name in bold): room for a wider sans-serif than Helvetica
+    wide, bold = (1.1, 1.2) if item.kind == "box" else (1.0, 1.0)
+    width = max(text_width(t) * (bold if k == 0 else wide) for k, t in enumerate(item.lines)) + FIELD_PAD
+    return _Node(item.key, item.kind, width, FIELD_HEIGHT * len(item.lines))
+
+
+def _build(items: list[Item], edges: list[tuple[str, str]]) -> tuple[list[_Node], list[tuple[_Node, _Node]]]:
+    """The layout's nodes, in ``items``' order, and its edges (operand -> op, op -> record)."""
+    nodes = [_node_of(item) for item in items]
+    by_key = {n.key: n for n in nodes}
+    pairs = [(by_key[a], by_key[b]) for a, b in edges]
+    for a, b in pairs:
         a.succs.append(b)
         b.preds.append(a)
-    return nodes, edges
+    return nodes, pairs
 
 
 def _rank(nodes: list[_Node]) -> int:
@@ -126,8 +141,8 @@ def _rank(nodes: list[_Node]) -> int:
         if n.succs:
             depth[id(n)] = 1 + max(depth[id(s)] for s in n.succs)
     last = max(depth.values())
-    for n in reversed(nodes):
-        n.rank = last - depth[id(n)] if not n.succs else min(s.rank for s in n.succs) - 1
+    for n in reversed(nodes):  # (a box's arrows may loop back; a rank stays within the columns)
+        n.rank = last - depth[id(n)] if not n.succs else max(0, min(s.rank for s in n.succs) - 1)
     return last
 
 
@@ -228,13 +243,14 @@ def _p(x: float, y: float) -> str:
     return f"{x:.1f},{y:.1f}"  # a tenth of a point: finer than a pixel at any zoom the page offers
 
 
-def _record_svg(n: _Node, fields: list[str], fill: str) -> list[str]:
+def _record_svg(n: _Node, fields: list[str], fill: str, dashed: bool = False) -> list[str]:
     top, bottom = n.y - n.height / 2, n.y + n.height / 2
     left, right = n.x, n.x + n.width
+    dash = ' stroke-dasharray="4,3"' if dashed else ""
     out = [
-        f'<g id="{n.key}" class="node">',
+        f'<g id="{n.key}" class="node{" mg-outside" if dashed else ""}">',
         f"<title>{n.key}</title>",
-        f'<polygon fill="{fill}" stroke="black" points="{_p(left, top)} {_p(left, bottom)} '
+        f'<polygon fill="{fill}" stroke="black"{dash} points="{_p(left, top)} {_p(left, bottom)} '
         f'{_p(right, bottom)} {_p(right, top)} {_p(left, top)}"/>',
     ]
     centre = (left + right) / 2
@@ -245,6 +261,28 @@ def _record_svg(n: _Node, fields: list[str], fill: str) -> list[str]:
         out.append(
             f'<text text-anchor="middle" x="{centre:.1f}" y="{y + FIELD_HEIGHT / 2 + 3.8:.1f}" '
             f'font-size="11">{html.escape(text)}</text>'
+        )
+    out.append("</g>")
+    return out
+
+
+def _box_svg(n: _Node, lines: list[str], fill: str, dashed: bool = False) -> list[str]:
+    """A closed scope: a rounded box, its name in bold above its other lines (dashed: from outside)."""
+    top = n.y - n.height / 2
+    dash = ' stroke-dasharray="5,3"' if dashed else ""
+    out = [
+        f'<g id="{n.key}" class="node mg-box{" mg-outside" if dashed else ""}">',
+        f"<title>{n.key}</title>",
+        f'<rect fill="{fill}" stroke="#5f3dc4" stroke-width="1.5"{dash} x="{n.x:.1f}" y="{top:.1f}" '
+        f'width="{n.width:.1f}" height="{n.height:.1f}" rx="8"/>',
+    ]
+    centre = n.x + n.width / 2
+    for k, text in enumerate(lines):
+        weight = ' font-weight="bold"' if k == 0 else ""
+        y = top + k * FIELD_HEIGHT + FIELD_HEIGHT / 2 + 3.8
+        out.append(
+            f'<text text-anchor="middle" x="{centre:.1f}" y="{y:.1f}" '
+            f'font-size="11"{weight}>{html.escape(text)}</text>'
         )
     out.append("</g>")
     return out
@@ -286,26 +324,47 @@ def _edge_svg(chain: list[_Node], title: str) -> list[str]:
 
 def graph_svg(model: GraphModel) -> str:
     """``model``'s graph as ``draw_dot`` draws it, laid out here and written as Graphviz's SVG."""
-    nodes, edges = _build(model.order, model.names)
+    items: list[Item] = []
+    edges: list[tuple[str, str]] = []
+    for v in model.order:
+        key = model.id(v)
+        items += value_items(v, key, model.names[v], COLOURS[model.roles[v]])
+        if v._prev:
+            edges += [(model.id(c), f"{key}_op") for c in v._prev]
+            edges.append((f"{key}_op", key))
+    return layout_svg(items, edges)
+
+
+def layout_svg(items: list[Item], edges: list[tuple[str, str]]) -> str:
+    """``items`` laid out left to right along ``edges`` (pairs of keys; an op's operands in order;
+    ``items`` in forward order as far as their edges allow), written as Graphviz's SVG."""
+    nodes, pairs = _build(items, edges)
     last = _rank(nodes)
-    chains = _split_long_edges(edges)
+    if not pairs and len(nodes) > 12:  # nothing but leaves (a box of parameters): a grid, not a column
+        per_column = math.ceil(math.sqrt(len(nodes) * 2))
+        for k, n in enumerate(nodes):
+            n.rank = k // per_column
+        last = (len(nodes) - 1) // per_column
+    chains = _split_long_edges(pairs)
     columns: list[list[_Node]] = [[] for _ in range(last + 1)]
     seen: set[int] = set()
     for n in [*nodes, *(b for c in chains for b in c[1:-1])]:
         if id(n) not in seen:
             seen.add(id(n))
             columns[n.rank].append(n)
+    columns = [c for c in columns if c]  # (boxes that read each other in a loop can leave gaps)
     _order(columns)
     width, height = _place(columns)
-    by_key = {n.key: n for n in nodes}
     body: list[str] = []
     for chain in chains:
         body += _edge_svg(chain, f"{chain[0].key}->{chain[-1].key}")
-    for v in model.order:
-        key = model.id(v)
-        if v._prev:
-            body += _op_svg(by_key[f"{key}_op"], v._op or "?")
-        body += _record_svg(by_key[key], _fields(v, model.names[v]), COLOURS[model.roles[v]])
+    for item, n in zip(items, nodes):
+        if item.kind == "op":
+            body += _op_svg(n, item.lines[0])
+        elif item.kind == "box":
+            body += _box_svg(n, item.lines, item.fill, item.dashed)
+        else:
+            body += _record_svg(n, item.lines, item.fill, item.dashed)
     # Graphviz writes "->" in a title as "&#45;&gt;"; the explorer reads textContent, the same either way.
     text = "\n".join(body).replace("-&gt;", "&#45;&gt;")
     return (
