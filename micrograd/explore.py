@@ -20,6 +20,12 @@ without a path returns an ``Explorer`` whose ``_repr_html_`` shows the same
 page inline in JupyterLab, classic Notebook and VS Code (an ``<iframe
 srcdoc>``, so nothing to install and several explorers per notebook).
 
+Given ``scopes=`` (what ``with micrograd.scopes.record_scopes() as scopes:`` recorded while the
+graph was built), the page shows the graph in boxes (``micrograd.boxes``): each ``nn`` Module
+call, attention head or ``scope`` block one box, opened by a click, the path back up above the
+graph; stepping in a box goes through the boxes inside it whole (the chain rule through each:
+its outputs' gradients in, what each input receives out), or op by op once opened.
+
 Graphs are limited to ``max_nodes`` Values (default 20,000: an ``nn.GPT`` training step
 on a short name has about 7,200).  Graphviz lays out graphs of up to 300 Values, with a
 time limit (``layout_timeout`` seconds, default 30); larger ones are laid out by
@@ -46,6 +52,8 @@ from pathlib import Path
 from typing import Any, overload
 
 from . import pages
+from .box_views import view_svg
+from .boxes import boxes_of, runs_of
 from .engine import Value
 from .files import write_atomically
 from .graph_model import (
@@ -57,6 +65,7 @@ from .graph_model import (
     graph_model,
 )
 from .layout import graph_svg
+from .scopes import Recording
 from .viz import INSTALL_HINT, GraphvizNotFoundError, dot_graph
 
 #: Seconds Graphviz may spend laying out the graph before ``explore`` gives up.
@@ -197,6 +206,38 @@ def trace_data(model: GraphModel) -> dict[str, Any]:
     }
 
 
+def boxes_data(model: GraphModel, recording: Recording, data: dict[str, Any]) -> str:
+    """Add the boxes of ``recording``'s scopes to the page's ``data`` (each node's box; each box's
+    name, place, inputs, outputs, backward runs and picture) and return the whole graph's picture."""
+    boxes = boxes_of(model, recording)
+    runs = runs_of(model, boxes, model.backward())
+    for box in boxes:
+        for i in box.members:
+            data["nodes"][i]["box"] = box.index
+    data["boxes"] = [
+        {
+            "name": box.name,
+            "detail": box.detail,
+            "parent": box.parent,
+            "size": box.size,
+            "inputs": box.inputs,
+            "outputs": box.outputs,
+            "runs": [
+                {
+                    "first": run.first,
+                    "last": run.last,
+                    "upstream": [[i, _num(g)] for i, g in run.upstream],
+                    "given": [[i, _num(g), _num(total)] for i, g, total in run.given],
+                }
+                for run in runs[box.index]
+            ],
+            "svg": view_svg(model, boxes, box.index) if box.index else None,  # box 0's: in the page
+        }
+        for box in boxes
+    ]
+    return view_svg(model, boxes, 0)
+
+
 def _layout_svg(model: GraphModel, timeout: float) -> str:
     """draw_dot's graph laid out by Graphviz as SVG (prolog and comments stripped), within ``timeout`` s."""
     source = dot_graph(model, "svg", stacked=True).source
@@ -236,7 +277,8 @@ def _layout_svg(model: GraphModel, timeout: float) -> str:
 EXPLORE_ADVICE = (
     "a graph this large is slow to lay out and too dense to follow step by step. Explore the graph of a "
     "single sample (e.g. one neuron, or the loss of one input instead of the whole batch), or raise the "
-    "limit with max_nodes={n} (None: no limit; the page grows by about 2 kB per Value)."
+    "limit with max_nodes={n} (None: no limit; the page grows by about 2 kB per Value; record scopes "
+    "with micrograd.scopes.record_scopes() and pass scopes= to see it in boxes)."
 )
 
 
@@ -247,6 +289,7 @@ def page(
     layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
     title: str | None = None,
     layout: str = "auto",
+    scopes: Recording | None = None,
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows)."""
     if not isinstance(root, Value):
@@ -261,12 +304,24 @@ def page(
         )
     if layout not in LAYOUTS:
         raise ValueError(f"explore: layout must be one of {', '.join(map(repr, LAYOUTS))}, got {layout!r}")
+    if scopes is not None and not isinstance(scopes, Recording):
+        raise TypeError(
+            "explore: scopes must be what `with micrograd.scopes.record_scopes() as scopes:` gives, "
+            f"got {type(scopes).__name__}: {scopes!r}"
+        )
     model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE)
     data = trace_data(model)
     if layout == "auto":
         small = len(model.order) <= GRAPHVIZ_UP_TO and shutil.which("dot") is not None
-        layout = "graphviz" if small else "builtin"
-    svg = _layout_svg(model, float(layout_timeout)) if layout == "graphviz" else graph_svg(model)
+        layout = "graphviz" if small and scopes is None else "builtin"
+    if scopes is not None:
+        if layout == "graphviz":
+            raise ValueError("explore: a graph in boxes (scopes=) is laid out by layout='builtin' only")
+        svg = boxes_data(model, scopes, data)
+    elif layout == "graphviz":
+        svg = _layout_svg(model, float(layout_timeout))
+    else:
+        svg = graph_svg(model)
     name = model.names[root]
     heading = title if title is not None else f"Backpropagation from {name} = {fmt(root.data)}"
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
@@ -285,6 +340,7 @@ def explore(
     layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
     title: str | None = None,
     layout: str = "auto",
+    scopes: Recording | None = None,
 ) -> Explorer: ...
 
 
@@ -298,6 +354,7 @@ def explore(
     layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
     title: str | None = None,
     layout: str = "auto",
+    scopes: Recording | None = None,
 ) -> Path: ...
 
 
@@ -310,6 +367,7 @@ def explore(
     layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
     title: str | None = None,
     layout: str = "auto",
+    scopes: Recording | None = None,
 ) -> Explorer | Path:
     """Step through the forward and backward pass of ``root``'s graph in a browser (see the module docstring).
 
@@ -321,8 +379,9 @@ def explore(
     ``TimeoutError``; without ``dot``, ``GraphvizNotFoundError``), ``"builtin"`` (this
     package's own layered layout, ``micrograd.layout``: seconds for thousands of Values, no
     Graphviz needed) or ``"auto"`` (Graphviz up to 300 Values where ``dot`` is installed, else
-    the built-in one).  ``.grad`` is left alone: the page's gradients come from the ops' rules,
-    as ``explain``.
+    the built-in one).  ``scopes``: a ``micrograd.scopes.Recording``; the graph is then shown in
+    boxes, one per recorded scope, each opening on click (laid out by the built-in layout).
+    ``.grad`` is left alone: the page's gradients come from the ops' rules, as ``explain``.
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"explore: path must be a str or a path, got {type(path).__name__}: {path!r}")
@@ -331,7 +390,13 @@ def explore(
     if path is not None and not Path(path).parent.is_dir():
         raise FileNotFoundError(f"explore: the directory {str(Path(path).parent)!r} does not exist")
     explorer = page(
-        root, params=params, max_nodes=max_nodes, layout_timeout=layout_timeout, title=title, layout=layout
+        root,
+        params=params,
+        max_nodes=max_nodes,
+        layout_timeout=layout_timeout,
+        title=title,
+        layout=layout,
+        scopes=scopes,
     )
     if path is None:
         return explorer

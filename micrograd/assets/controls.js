@@ -1,9 +1,11 @@
 "use strict";
 // The step controls of a page: o.show(i) shows frame i (clamped by the page), o.frame() is the
-// frame shown, o.last the last one; o.keys({go, speed}) returns the page's own keys.  Returns
-// {go, pause, speed}: go(i) stops playing and shows frame i.
+// frame shown, o.last the last one; o.keys({go, speed}) returns the page's own keys; o.step(i, d),
+// if given, is the frame one step after (d = 1) or before (d = -1) frame i (else i + d).
+// Returns {go, pause, speed}: go(i) stops playing and shows frame i.
 function mgControls(o) {
   const $ = (id) => document.getElementById(id);
+  const step = (d) => (o.step ? o.step(o.frame(), d) : o.frame() + d);
   let timer = null;
   function pause() {
     if (timer !== null) clearInterval(timer);
@@ -13,7 +15,7 @@ function mgControls(o) {
     if (o.frame() === o.last) o.show(0);
     pause();
     timer = setInterval(() => {
-      o.show(o.frame() + 1);
+      o.show(step(1));
       if (o.frame() >= o.last) pause();  // at the end: the button offers to play again
     }, 1000 / Number($("speed").value));
     $("play").textContent = "⏸ pause"; $("play").classList.add("on");
@@ -28,13 +30,13 @@ function mgControls(o) {
   $("scrub").max = String(o.last);
   $("scrub").addEventListener("input", () => go(Number($("scrub").value)));
   $("first").addEventListener("click", () => go(0));
-  $("prev").addEventListener("click", () => go(o.frame() - 1));
-  $("next").addEventListener("click", () => go(o.frame() + 1));
+  $("prev").addEventListener("click", () => go(step(-1)));
+  $("next").addEventListener("click", () => go(step(1)));
   $("last").addEventListener("click", () => go(o.last));
   $("play").addEventListener("click", toggle);
   $("speed").addEventListener("change", () => { if (timer !== null) play(); });
   const keys = {
-    ArrowRight: () => go(o.frame() + 1), ArrowLeft: () => go(o.frame() - 1), " ": toggle,
+    ArrowRight: () => go(step(1)), ArrowLeft: () => go(step(-1)), " ": toggle,
     Home: () => go(0), End: () => go(o.last), ...(o.keys ? o.keys({go, speed}) : {}),
   };
   document.addEventListener("keydown", (e) => {

@@ -2,12 +2,16 @@
 (function () {
   const D = JSON.parse(document.getElementById("mg-data").textContent);
   const N = D.nodes.length, S = D.steps.length;
-  const svg = document.querySelector("#graph svg");
   const $ = (id) => document.getElementById(id);
+  const pane = $("graph");
   // Frames: 0 = nothing computed; 1..N = forward, node i-1 appears; N+1..N+S = backward step;
   // N+S+1 = done (every gradient). The page opens at the start of the backward pass (frame N).
   const LAST = N + S + 1;
   let frame = N, picked = null, zoom = 1;
+  // A graph in boxes (explore(..., scopes=)): D.boxes[j] is box j (0: the whole graph), and the
+  // pane shows the inside of one box, `view`; its own Values as records, the boxes in it closed.
+  const B = D.boxes || null, TOP_SVG = pane.innerHTML;
+  let view = 0;
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -16,15 +20,11 @@
     return e;
   }
 
-  // The SVG's groups by Graphviz node name (draw_dot names node i "n<i>", its op "n<i>_op").
-  const groups = {}, edgesInto = {};
-  for (const g of svg.querySelectorAll("g.node")) groups[g.querySelector("title").textContent] = g;
-  for (const g of svg.querySelectorAll("g.edge")) {
-    const t = g.querySelector("title").textContent.split("->");
-    (edgesInto[t[1]] = edgesInto[t[1]] || []).push(g);
-  }
-  const fields = D.nodes.map((nd) => {
-    const g = groups[nd.id];
+  // The picture's parts, by the name Graphviz gives them: "n<i>" (node i's record), "n<i>_op"
+  // (its op), "g<j>" (box j, closed); edges by the part they go into. Rebuilt for each view.
+  let svg, groups, edgesInto, fields, drawnAs, inView, runEnd;
+
+  function readFields(g, nd) {
     const texts = g.querySelectorAll("text");
     const data = texts[texts.length - 2], grad = texts[texts.length - 1];
     if (!data.textContent.startsWith("data ") || !grad.textContent.startsWith("grad "))
@@ -40,7 +40,57 @@
       return { g: g, data: data, grad: grad, dataRoom: right - left - 6, gradRoom: right - left - 6 };
     const sepA = lines[lines.length - 2][0][0], sepB = lines[lines.length - 1][0][0];
     return { g: g, data: data, grad: grad, dataRoom: sepB - sepA - 6, gradRoom: right - sepB - 6 };
-  });
+  }
+
+  // What stands for node i in the view: its record ("n<i>") or the closed box holding it ("g<j>");
+  // for a node outside the view, what its dashed stand-in is (if the view draws one).
+  function standIn(i) {
+    if (!B) return "n" + i;
+    let b = D.nodes[i].box, inner = -1;
+    while (!around.has(b)) { inner = b; b = B[b].parent; }
+    return inner < 0 ? "n" + i : "g" + inner;
+  }
+  let around = new Set();
+
+  function bind() {
+    svg = pane.querySelector("svg");
+    groups = {}; edgesInto = {}; fields = {};
+    for (const g of svg.querySelectorAll("g.node")) groups[g.querySelector("title").textContent] = g;
+    for (const g of svg.querySelectorAll("g.edge")) {
+      const t = g.querySelector("title").textContent.split("->");
+      (edgesInto[t[1]] = edgesInto[t[1]] || []).push(g);
+    }
+    around = new Set();
+    for (let b = view; B && b >= 0; b = B[b].parent) around.add(b);
+    drawnAs = new Array(N); inView = new Array(N);
+    for (let i = 0; i < N; i++) {
+      drawnAs[i] = standIn(i);
+      let b = B ? D.nodes[i].box : 0;
+      while (B && b >= 0 && b !== view) b = B[b].parent;
+      inView[i] = b === view;
+      const g = groups["n" + i];
+      if (g) fields[i] = readFields(g, D.nodes[i]);
+    }
+    // A step of this view: a run of frames whose Value is drawn as the same thing (each frame, in
+    // a graph without boxes); frames outside the view run together.
+    const key = (f) => f <= 0 || f >= LAST ? "f" + f :
+      f <= N ? "F" + (inView[f - 1] ? drawnAs[f - 1] : "out") :
+      "B" + (inView[D.steps[f - N - 1].node] ? drawnAs[D.steps[f - N - 1].node] : "out");
+    runEnd = new Array(LAST + 1);
+    for (let f = 0; f <= LAST; f++) runEnd[f] = f === LAST || key(f) !== key(f + 1);
+    for (const name in groups) {
+      const g = groups[name], m = /^n(\d+)(_op)?$/.exec(name), box = /^g(\d+)$/.exec(name);
+      if (m) g.addEventListener("click", () => pick(Number(m[1])));
+      else if (box) g.addEventListener("click", () => open(Number(box[1])));
+    }
+  }
+
+  // One step of the view: to the end of the next run of frames (d = 1) or of the one before.
+  function stepFrom(f, d) {
+    let g = Math.max(0, Math.min(LAST, f + d));
+    while (g > 0 && g < LAST && !runEnd[g]) g += d;
+    return g;
+  }
 
   // Fields as [text element, room, prefix, value (null: blank), class]. Only the fields whose text
   // or class changes are written, and all of them before any is measured: on a graph of thousands
@@ -68,6 +118,13 @@
     const s = el("span", {}, role); s.style.setProperty("--c", D.colours[role]); $("legend").appendChild(s);
   }
 
+  // Marks node i's stand-in in the view (its record, or the closed box holding it).
+  function mark(i, cls) {
+    const g = groups[drawnAs[i]];
+    if (g) g.classList.add(cls);
+    return g;
+  }
+
   function clearMarks() {
     for (const g of svg.querySelectorAll(".mg-current, .mg-operand, .mg-flow"))
       g.classList.remove("mg-current", "mg-operand", "mg-flow");
@@ -80,7 +137,7 @@
     const unused = [...(edgesInto[nd.id + "_op"] || [])];
     const NS = "http://www.w3.org/2000/svg";
     for (const c of st.contributions) {
-      const from = "n" + c.operand + "->";
+      const from = drawnAs[c.operand] + "->";
       const i = unused.findIndex((e) => e.querySelector("title").textContent.startsWith(from));
       if (i < 0) continue;
       const path = unused.splice(i, 1)[0].querySelector("path");
@@ -109,9 +166,9 @@
     // Data: in the forward pass, the first `shown` Values of the topological order.
     const shown = Math.min(frame, N);
     const updates = [];
-    for (let i = 0; i < N; i++)
+    for (const i in fields)
       updates.push([fields[i].data, fields[i].dataRoom, "data", i < shown ? D.nodes[i].data[0] : null,
-                    frame <= N && i === shown - 1 ? "mg-fresh" : ""]);
+                    frame <= N && Number(i) === shown - 1 ? "mg-fresh" : ""]);
     // Gradients: blank until a step sets them; each shows its running sum after the steps so far.
     const k = frame - N - 1;  // index of the current backward step (-1: none yet)
     const grads = new Array(N).fill(null);
@@ -126,12 +183,15 @@
           if (j === k) fresh.add(c.operand);
         }
     }
-    for (let i = 0; i < N; i++)
-      updates.push([fields[i].grad, fields[i].gradRoom, "grad", grads[i], fresh.has(i) ? "mg-fresh" : ""]);
+    for (const i in fields)
+      updates.push([fields[i].grad, fields[i].gradRoom, "grad", grads[i], fresh.has(Number(i)) ? "mg-fresh" : ""]);
     setFields(updates);
     const panel = $("step");
     panel.replaceChildren();
-    if (frame <= N) forwardPanel(panel, shown);
+    const at = frame === 0 || frame === LAST ? null : frame <= N ? shown - 1 : D.steps[k].node;
+    if (at !== null && !inView[at]) outsidePanel(panel, frame <= N);
+    else if (at !== null && drawnAs[at][0] === "g") boxPanel(panel, Number(drawnAs[at].slice(1)), frame <= N, k);
+    else if (frame <= N) forwardPanel(panel, shown);
     else if (frame === LAST) donePanel(panel);
     else backwardPanel(panel, k);
     $("where").textContent = frame < N ? `forward: ${shown} of ${N} Values` :
@@ -143,11 +203,63 @@
   function reveal(g) {
     if (!g) return;
     // Scroll the graph's own box only (scrollIntoView would scroll a notebook around the page too).
-    const pane = $("graph"), box = g.getBoundingClientRect(), view = pane.getBoundingClientRect();
-    if (box.left < view.left || box.right > view.right)
-      pane.scrollLeft += (box.left + box.right) / 2 - (view.left + view.right) / 2;
-    if (box.top < view.top || box.bottom > view.bottom)
-      pane.scrollTop += (box.top + box.bottom) / 2 - (view.top + view.bottom) / 2;
+    const box = g.getBoundingClientRect(), seen = pane.getBoundingClientRect();
+    if (box.left < seen.left || box.right > seen.right)
+      pane.scrollLeft += (box.left + box.right) / 2 - (seen.left + seen.right) / 2;
+    if (box.top < seen.top || box.bottom > seen.bottom)
+      pane.scrollTop += (box.top + box.bottom) / 2 - (seen.top + seen.bottom) / 2;
+  }
+
+  // A step of the view that happens outside the box shown.
+  function outsidePanel(panel, forward) {
+    panel.appendChild(el("h2", {}, forward ? "Forward pass, outside this box" : "Backward pass, outside this box"));
+    panel.appendChild(el("p", { "data-mg": "outside" }, "These steps compute Values outside " +
+      `${boxName(view)}. Step on (→), or go up (u) to follow them.`));
+  }
+
+  // A step of the view that runs inside a closed box j: the whole box at once, forward (its
+  // Values computed) or backward (the chain rule through it: the gradients its outputs brought
+  // in, and what its inputs received).
+  function boxPanel(panel, j, forward, k) {
+    const bx = B[j], g = groups["g" + j];
+    g.classList.add("mg-current");
+    for (const e of edgesInto["g" + j] || []) e.classList.add("mg-flow");
+    reveal(g);
+    const names = (list) => list.map((i) => D.nodes[i].name);
+    if (forward) {
+      for (const i of bx.inputs) mark(i, "mg-operand");
+      panel.appendChild(el("h2", { "data-mg": "box-step" }, `Forward through ${bx.name}`));
+      panel.appendChild(el("p", {}, `It computes its ${bx.size.toLocaleString("en")} Values from ` +
+        `${bx.inputs.length} input${bx.inputs.length === 1 ? "" : "s"}. Its outputs:`));
+      const tb = el("table", { "data-mg": "box-outputs" });
+      tb.appendChild(row(["output", "data"], "th"));
+      for (const i of bx.outputs) if (i < frame) tb.appendChild(row([D.nodes[i].name, D.nodes[i].data[0]]));
+      panel.appendChild(tb);
+      panel.appendChild(el("p", { class: "muted" }, "Click the box to open it and step through its ops."));
+      return;
+    }
+    const run = bx.runs.find((r) => r.first <= k && k <= r.last);
+    for (const [i] of run.given) mark(i, "mg-operand");
+    panel.appendChild(el("h2", { "data-mg": "box-step" }, `Backward through ${bx.name}`));
+    panel.appendChild(el("p", { class: "muted" }, `Backward steps ${run.first + 1} to ${run.last + 1} ` +
+      `of ${S}, all inside this box: the chain rule through it, op by op.`));
+    const up = el("table", { "data-mg": "box-upstream" });
+    up.appendChild(row(["output", "upstream gradient"], "th"));
+    for (const [i, g_] of run.upstream) {
+      const tr = row([D.nodes[i].name, g_[0]]); tr.lastChild.title = D.nodes[i].dname + " = " + g_[1];
+      up.appendChild(tr);
+    }
+    panel.appendChild(up);
+    const tb = el("table", { "data-mg": "box-given" });
+    tb.appendChild(row(["input", "receives from the box", "grad so far"], "th"));
+    for (const [i, c, total] of run.given) {
+      const tr = row([D.nodes[i].name, c[0], total[0]]); tr.setAttribute("data-mg", "box-input");
+      tr.children[1].title = c[1]; tr.children[2].title = D.nodes[i].dname + " = " + total[1];
+      tb.appendChild(tr);
+    }
+    panel.appendChild(tb);
+    panel.appendChild(el("p", { class: "muted" }, "What an input receives is the sum of what the box's " +
+      `ops passed it (${names(run.given.map((x) => x[0])).length} inputs). Click the box to open it.`));
   }
 
   function forwardPanel(panel, shown) {
@@ -158,12 +270,11 @@
       return;
     }
     const i = shown - 1, nd = D.nodes[i];
-    fields[i].g.classList.add("mg-current");
-    reveal(fields[i].g);
+    reveal(mark(i, "mg-current"));
     if (nd.operands.length) {
       groups[nd.id + "_op"].classList.add("mg-current");
       for (const e of edgesInto[nd.id + "_op"] || []) e.classList.add("mg-flow");
-      for (const o of nd.operands) fields[o].g.classList.add("mg-operand");
+      for (const o of nd.operands) mark(o, "mg-operand");
       panel.appendChild(el("p", { class: "expr", "data-mg": "fwd-expr" },
                            `${nd.name} = ${nd.expr} = ${nd.data[0]}`));
       const tb = el("table");
@@ -188,12 +299,12 @@
   function backwardPanel(panel, k) {
     const st = D.steps[k], nd = D.nodes[st.node];
     panel.appendChild(el("h2", {}, `Backward step ${k + 1} of ${S}`));
-    fields[st.node].g.classList.add("mg-current");
+    const current = mark(st.node, "mg-current");
     groups[nd.id + "_op"].classList.add("mg-current");
     for (const e of edgesInto[nd.id + "_op"] || []) e.classList.add("mg-flow");
-    for (const c of st.contributions) fields[c.operand].g.classList.add("mg-operand");
+    for (const c of st.contributions) mark(c.operand, "mg-operand");
     labelEdges(st, nd);
-    reveal(fields[st.node].g);
+    reveal(current);
     panel.appendChild(el("p", { class: "expr", "data-mg": "node" },
                          `${nd.name} = ${nd.expr}  data ${nd.data[0]}`));
     panel.appendChild(el("p", { class: "expr", "data-mg": "upstream" },
@@ -246,10 +357,10 @@
   }
 
   function pick(i) {
-    if (picked !== null) fields[picked].g.classList.remove("mg-picked");
+    for (const g of svg.querySelectorAll(".mg-picked")) g.classList.remove("mg-picked");
     picked = i;
     const nd = D.nodes[i];
-    fields[i].g.classList.add("mg-picked");
+    if (fields[i]) fields[i].g.classList.add("mg-picked");
     const box = $("info");
     box.replaceChildren(el("h2", {}, "Node " + nd.name));
     const dl = el("dl", { "data-mg": "info" });
@@ -265,25 +376,63 @@
     if (nd.operands.length) add("rule", nd.rule);
     box.appendChild(dl);
   }
-  D.nodes.forEach((nd, i) => {
-    fields[i].g.addEventListener("click", () => pick(i));
-    const op = groups[nd.id + "_op"];
-    if (op) op.addEventListener("click", () => pick(i));
-  });
+  function boxName(j) { return j === 0 ? "the whole graph" : B[j].name; }
+
+  // Open box j: the pane shows its inside; the path to it, each step clickable, above the graph.
+  function open(j) {
+    view = j;
+    pane.innerHTML = j === 0 ? TOP_SVG : B[j].svg;
+    pane.scrollLeft = 0; pane.scrollTop = 0;
+    bind();
+    const crumbs = $("crumbs");
+    crumbs.replaceChildren();
+    const path = [];
+    for (let b = j; b >= 0; b = B[b].parent) path.unshift(b);
+    path.forEach((b, n) => {
+      if (n) crumbs.append(" › ");
+      const a = el("button", { "data-mg": "crumb", class: b === j ? "here" : "" }, boxName(b));
+      a.addEventListener("click", () => open(b));
+      crumbs.appendChild(a);
+    });
+    if (j) {
+      const bx = B[j], box = $("info");
+      box.replaceChildren(el("h2", {}, "Box " + bx.name));
+      const dl = el("dl", { "data-mg": "box-info" });
+      const add = (k, v) => { dl.appendChild(el("dt", {}, k)); dl.appendChild(el("dd", {}, v)); };
+      if (bx.detail) add("what", bx.detail);
+      add("Values", bx.size.toLocaleString("en"));
+      const some = (list) => list.slice(0, 12).map((i) => D.nodes[i].name).join(", ") +
+        (list.length > 12 ? ` and ${list.length - 12} more` : "") || "(none)";
+      add("inputs", some(bx.inputs));
+      add("outputs", some(bx.outputs));
+      box.appendChild(dl);
+    }
+    fit();
+    show(frame);
+  }
 
   function setZoom(z) {
     const vb = svg.viewBox.baseVal;
-    if (z === null) z = Math.min(1.5, ($("graph").clientWidth - 20) / (vb.width * 4 / 3),
-                                 ($("graph").clientHeight - 20) / (vb.height * 4 / 3));
+    if (z === null) z = Math.min(1.5, (pane.clientWidth - 20) / (vb.width * 4 / 3),
+                                 (pane.clientHeight - 20) / (vb.height * 4 / 3));
     zoom = Math.max(0.1, Math.min(4, z));
     svg.style.width = (vb.width * zoom * 4 / 3) + "px"; svg.style.height = (vb.height * zoom * 4 / 3) + "px";
   }
 
+  // Fitted to the pane, but never below the zoom at which the text (11 pt in the SVG, 4/3 px
+  // per pt) is 12 px tall: a larger graph opens readable, and scrolls.
+  const READABLE = 12 / (11 * 4 / 3);
+  function fit() {
+    const vb = svg.viewBox.baseVal;
+    setZoom(Math.max(READABLE, Math.min(2, (pane.clientWidth - 20) / (vb.width * 4 / 3),
+                                           (pane.clientHeight - 20) / (vb.height * 4 / 3))));
+  }
+
   const controls = mgControls({
-    show, frame: () => frame, last: LAST,
+    show, frame: () => frame, last: LAST, step: stepFrom,
     keys: ({go, speed}) => ({
       f: () => go(0), b: () => go(N), "+": () => speed(1), "=": () => speed(1), "-": () => speed(-1),
-      "0": () => setZoom(null),
+      "0": () => setZoom(null), u: () => { if (B && view > 0) open(B[view].parent); },
     }),
   });
   $("fwd").addEventListener("click", () => controls.go(0));
@@ -291,12 +440,13 @@
   $("zoomin").addEventListener("click", () => setZoom(zoom * 1.25));
   $("zoomout").addEventListener("click", () => setZoom(zoom / 1.25));
   $("zoomfit").addEventListener("click", () => setZoom(null));
-  // Open fitted to the pane, but never below the zoom at which the text (11 pt in the SVG, 4/3 px
-  // per pt) is 12 px tall: a larger graph opens readable, and scrolls.
-  const READABLE = 12 / (11 * 4 / 3);
-  const vb0 = svg.viewBox.baseVal;
-  setZoom(Math.max(READABLE, Math.min(2, ($("graph").clientWidth - 20) / (vb0.width * 4 / 3),
-                                         ($("graph").clientHeight - 20) / (vb0.height * 4 / 3))));
-  show(frame);
+  if (B) {
+    $("crumbs").hidden = false;
+    open(0);
+  } else {
+    bind();
+    fit();
+    show(frame);
+  }
   document.body.setAttribute("data-mg-ready", "1");
 })();
