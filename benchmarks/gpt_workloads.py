@@ -206,7 +206,10 @@ def gpt_compiled(steps: int, compiled_steps: int) -> dict[str, Any]:
 NO_EXPLORE = "this engine's explore has no built-in layout"
 
 
-def _explore_page(loss: Any) -> dict[str, Any]:
+NO_BOXES = "this engine's explore draws no boxes (scopes=)"
+
+
+def _explore_page(loss: Any, **options: Any) -> dict[str, Any]:
     """The explorer's page of ``loss`` written to a temporary file: the seconds it took (the graph
     walk, the layout, the page), its size and the Values in it."""
     import inspect
@@ -219,7 +222,7 @@ def _explore_page(loss: Any) -> dict[str, Any]:
         return {"samples": [], "status": NO_EXPLORE}
     with tempfile.TemporaryDirectory() as folder:
         t0 = perf_counter()
-        path = explore(loss, Path(folder) / "page.html")
+        path = explore(loss, Path(folder) / "page.html", **options)
         seconds = perf_counter() - t0
         size = path.stat().st_size
     return {"samples": [seconds], "page_bytes": size, "values": len(topological_order(loss))}
@@ -243,3 +246,16 @@ def explore_gpt_step(n_points: int) -> dict[str, Any]:
     except (ImportError, AttributeError):
         return {"samples": [], "status": NO_GPT}
     return _explore_page(model.loss(tok.document("emma")))
+
+
+def explore_gpt_boxes(n_points: int) -> dict[str, Any]:
+    """The same page in boxes: the step recorded with ``micrograd.scopes.record_scopes()`` (a box per
+    position, module call and attention head), explored with ``scopes=``."""
+    try:
+        model, tok, _ = _gpt()
+        from micrograd.scopes import record_scopes
+    except (ImportError, AttributeError):
+        return {"samples": [], "status": NO_BOXES}
+    with record_scopes() as scopes:
+        loss = model.loss(tok.document("emma"))
+    return _explore_page(loss, scopes=scopes)

@@ -172,6 +172,7 @@ DIGITS = Workload(
 )
 
 NO_GPT = "this engine has no nn.GPT or nn.datasets.load_names"  # gpt_workloads.NO_GPT
+NO_BOXES = "this engine's explore draws no boxes (scopes=)"  # gpt_workloads.NO_BOXES
 NO_MICROGPT = "microgpt's engine unavailable"  # strands-microgpt could not be fetched (no index)
 MICROGPT_ENGINE = Engine("microgpt's engine", REPO_ROOT)  # strands-microgpt's Value (the repo for the names)
 MG = "microgpt's script, microgpt's Value"
@@ -226,6 +227,12 @@ EXPLORE = Workload(
                 NO_GPT,
             ),
         ),
+        Row(
+            "nn.GPT: the same step in boxes (scopes=)",
+            OURS,
+            "gpt_workloads:explore_gpt_boxes",
+            tolerated=("this engine's explore has no built-in layout", NO_GPT, NO_BOXES),
+        ),
     ),
     note="the graph walk, the layout and the page, once per row (tiny: the MLP row on 1 sample)",
 )
@@ -270,6 +277,20 @@ TARGETS: tuple[Target, ...] = (
         "explorer: an nn.GPT step's page <= 30 MB (learnability)",
         "explore_page",
         "nn.GPT: a training step's loss on one name",
+        "page MB",
+        30.0,
+    ),
+    Target(
+        "explorer: an nn.GPT step in boxes in <= 60 s (learnability)",
+        "explore_page",
+        "nn.GPT: the same step in boxes (scopes=)",
+        "seconds",
+        60.0,
+    ),
+    Target(
+        "explorer: an nn.GPT step in boxes <= 30 MB (learnability)",
+        "explore_page",
+        "nn.GPT: the same step in boxes (scopes=)",
         "page MB",
         30.0,
     ),

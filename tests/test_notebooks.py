@@ -104,6 +104,10 @@ def test_value_and_backprop(tmp_path: Path) -> None:
     assert losses[-1] < 0.1 * losses[0]  # converged, as in the video
     assert all(b < a for a, b in itertools.pairwise(losses))  # and went down at every step
     assert f"loss {losses[0]:.4f} -> " in shown
+    # the batch's loss in boxes: the explorer inline, each sample's MLP call a closed box
+    (boxes,) = [c for c in nb.cells if "scopes=scopes" in c.source]
+    page = "".join(str(out.get("data", {}).get("text/html", "")) for out in boxes.outputs)
+    assert "mg-box" in page and "MLP (4)" in page and "parameters of layers.0" in page
 
 
 def with_solutions() -> Any:
