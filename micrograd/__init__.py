@@ -13,9 +13,10 @@ Modules, each one thing: ``engine`` (Value, ``Function``, the lecture's ops, ``b
 (``grad``), ``grad_mode`` (``no_grad``, ``detect_anomaly``), ``check``
 (``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics),
 ``viz`` (``draw_dot``, ``render``, ``explain``), ``explore`` (the step-through
-page; ``scopes`` records the boxes it can draw, ``boxes`` and ``box_views`` make them), ``compile`` (trace once, replay with numpy; ``replay`` holds the compiled
-steps, ``groups`` what they run), ``func`` (function transforms, forward mode),
-``exercises`` (checks for ops you write), ``files`` (atomic writes).
+page; ``scopes`` records the boxes it can draw, ``boxes`` and ``box_views`` make them),
+``compile`` (trace once, replay with numpy: a package, one module per phase), ``func``
+(function transforms, forward mode), ``exercises`` (checks for ops you write), ``files``
+(atomic writes).
 """
 
 from . import activations as activations  # gelu, silu, mish, hardtanh, relu6, softsign, ..., selu, celu

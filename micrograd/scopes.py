@@ -22,7 +22,6 @@ recording keeps the lists, not the nodes.  ``explore(loss, scopes=recording)`` r
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from types import TracebackType
 from typing import Any
 
 from . import grad_mode
@@ -97,12 +96,7 @@ class record_scopes:  # noqa: N801 - a context manager, named as no_grad is
         grad_mode.set_scope_stack([self.recording.root])
         return self.recording
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         grad_mode.set_scope_stack(None)
 
 

@@ -166,16 +166,20 @@ def homes(model: GraphModel, boxes: list[Box]) -> list[int]:
     return home
 
 
-@pytest.mark.parametrize("make", [lecture_batch, gpt_step])
-def test_every_value_is_in_one_box_and_the_borders_are_its_crossing_edges(make: Any) -> None:
+def in_boxes(make: Any) -> tuple[Value, GraphModel, list[Box], list[set[int]]]:
+    """``make``'s loss, its graph, its boxes and, for each Value, the boxes around it."""
     loss, _, rec = make()
     model = graph_model(loss, max_nodes=None)
     boxes = boxes_of(model, rec)
-    home = homes(model, boxes)
-    inside = [set(chain_of(h, boxes)) for h in home]  # the boxes around each Value
+    return loss, model, boxes, [set(chain_of(h, boxes)) for h in homes(model, boxes)]
+
+
+@pytest.mark.parametrize("make", [lecture_batch, gpt_step])
+def test_every_value_is_in_one_box_and_the_borders_are_its_crossing_edges(make: Any) -> None:
+    loss, model, boxes, inside = in_boxes(make)
     for box in boxes:
         b = box.index
-        assert box.size == sum(1 for i in range(len(home)) if b in inside[i])
+        assert box.size == sum(1 for around in inside if b in around)
         used_in = {model.index[c] for i, v in enumerate(model.order) if b in inside[i] for c in v._prev}
         assert box.inputs == sorted(j for j in used_in if b not in inside[j])
         read_outside = {
@@ -242,11 +246,7 @@ def test_the_chain_rule_through_a_box_is_its_outputs_gradient_times_its_jacobian
 
 @pytest.mark.parametrize("make", [lecture_batch, gpt_step])
 def test_runs_are_the_steps_inside_each_box_and_add_up_to_its_contributions(make: Any) -> None:
-    loss, _, rec = make()
-    graph = graph_model(loss, max_nodes=None)
-    boxes = boxes_of(graph, rec)
-    home = homes(graph, boxes)
-    inside = [set(chain_of(h, boxes)) for h in home]
+    _, graph, boxes, inside = in_boxes(make)
     trace = graph.backward()
     for box, runs in zip(boxes, runs_of(graph, boxes, trace)):
         b = box.index
