@@ -251,11 +251,18 @@ def explore_gpt_step(n_points: int) -> dict[str, Any]:
 def explore_gpt_boxes(n_points: int) -> dict[str, Any]:
     """The same page in boxes: the step recorded with ``micrograd.scopes.record_scopes()`` (a box per
     position, module call and attention head), explored with ``scopes=``."""
+    import inspect
+
+    from micrograd import explore
+
+    if "scopes" not in inspect.signature(explore).parameters:
+        return {"samples": [], "status": NO_BOXES}
+    from micrograd.scopes import record_scopes
+
     try:
         model, tok, _ = _gpt()
-        from micrograd.scopes import record_scopes
     except (ImportError, AttributeError):
-        return {"samples": [], "status": NO_BOXES}
+        return {"samples": [], "status": NO_GPT}
     with record_scopes() as scopes:
         loss = model.loss(tok.document("emma"))
     return _explore_page(loss, scopes=scopes)

@@ -7,7 +7,7 @@
   // Frames: 0 = nothing computed; 1..N = forward, node i-1 appears; N+1..N+S = backward step;
   // N+S+1 = done (every gradient). The page opens at the start of the backward pass (frame N).
   const LAST = N + S + 1;
-  let frame = N, picked = null, zoom = 1;
+  let frame = N, zoom = 1;
   // A graph in boxes (explore(..., scopes=)): D.boxes[j] is box j (0: the whole graph), and the
   // pane shows the inside of one box, `view`; its own Values as records, the boxes in it closed.
   const B = D.boxes || null, TOP_SVG = pane.innerHTML;
@@ -22,7 +22,7 @@
 
   // The picture's parts, by the name Graphviz gives them: "n<i>" (node i's record), "n<i>_op"
   // (its op), "g<j>" (box j, closed); edges by the part they go into. Rebuilt for each view.
-  let svg, groups, edgesInto, fields, drawnAs, inView, runEnd;
+  let svg, groups, edgesInto, fields, drawnAs, inView, runEnd, around;
 
   function readFields(g, nd) {
     const texts = g.querySelectorAll("text");
@@ -50,7 +50,6 @@
     while (!around.has(b)) { inner = b; b = B[b].parent; }
     return inner < 0 ? "n" + i : "g" + inner;
   }
-  let around = new Set();
 
   function bind() {
     svg = pane.querySelector("svg");
@@ -225,12 +224,11 @@
     g.classList.add("mg-current");
     for (const e of edgesInto["g" + j] || []) e.classList.add("mg-flow");
     reveal(g);
-    const names = (list) => list.map((i) => D.nodes[i].name);
     if (forward) {
       for (const i of bx.inputs) mark(i, "mg-operand");
       panel.appendChild(el("h2", { "data-mg": "box-step" }, `Forward through ${bx.name}`));
-      panel.appendChild(el("p", {}, `It computes its ${bx.size.toLocaleString("en")} Values from ` +
-        `${bx.inputs.length} input${bx.inputs.length === 1 ? "" : "s"}. Its outputs:`));
+      panel.appendChild(el("p", {}, `It holds ${bx.size.toLocaleString("en")} Values, computed from ` +
+        `${bx.inputs.length} input${bx.inputs.length === 1 ? "" : "s"} from outside it. Its outputs:`));
       const tb = el("table", { "data-mg": "box-outputs" });
       tb.appendChild(row(["output", "data"], "th"));
       for (const i of bx.outputs) if (i < frame) tb.appendChild(row([D.nodes[i].name, D.nodes[i].data[0]]));
@@ -259,7 +257,7 @@
     }
     panel.appendChild(tb);
     panel.appendChild(el("p", { class: "muted" }, "What an input receives is the sum of what the box's " +
-      `ops passed it (${names(run.given.map((x) => x[0])).length} inputs). Click the box to open it.`));
+      "ops passed it. Click the box to open it and go through them one by one."));
   }
 
   function forwardPanel(panel, shown) {
@@ -358,7 +356,6 @@
 
   function pick(i) {
     for (const g of svg.querySelectorAll(".mg-picked")) g.classList.remove("mg-picked");
-    picked = i;
     const nd = D.nodes[i];
     if (fields[i]) fields[i].g.classList.add("mg-picked");
     const box = $("info");
