@@ -37,7 +37,16 @@ def _engine_info(engine_dir: Path) -> dict[str, Any]:
     return {"micrograd_version": version, "micrograd_path": str(where.parent)}
 
 
+def _engine_only() -> None:
+    """Import nothing from this working tree's editable install: with ``--engine-dir`` an older
+    engine's missing module (say ``micrograd.scopes``) is then an ImportError, as it would be
+    there, instead of the working tree's module loaded beside the old engine."""
+    sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in getattr(f, "__module__", "")]
+
+
 def _run(target: str, params: dict[str, Any], engine_dir: Path | None, collector: bool) -> dict[str, Any]:
+    if engine_dir is not None:
+        _engine_only()
     module_name, _, func_name = target.partition(":")
     func = getattr(importlib.import_module(module_name), func_name)
     info = _engine_info(engine_dir) if engine_dir is not None else {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -114,6 +115,20 @@ def test_worker_refuses_the_wrong_micrograd(tmp_path: Path) -> None:
     proc = subprocess.run(cmd, env={"PYTHONPATH": str(REPO_ROOT)}, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "expected it under" in json.loads(out.read_text())["error"]
+
+
+def test_an_older_engine_gets_no_module_from_the_working_tree(tmp_path: Path) -> None:
+    # an engine without micrograd.explore: the editable install of this tree must not supply it
+    engine = tmp_path / "engine"
+    (engine / "micrograd").mkdir(parents=True)
+    (engine / "micrograd" / "__init__.py").write_text('__version__ = "0.0.1"\n')
+    out = tmp_path / "result.json"
+    cmd = [sys.executable, str(REPO_ROOT / "benchmarks" / "worker.py"), "gpt_workloads:explore_gpt_boxes"]
+    cmd += ["--params", '{"n_points": 1}', "--engine-dir", str(engine), "--out", str(out)]
+    env = {"PYTHONPATH": str(engine), "PATH": os.environ.get("PATH", "")}
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(out.read_text())["error"].startswith("ImportError: cannot import name 'explore'")
 
 
 def test_bad_arguments_are_rejected() -> None:
