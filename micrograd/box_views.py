@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import heapq
 
-from .boxes import Box, chain_of
+from .boxes import Box, Places, places
 from .graph_model import COLOURS, GraphModel
 from .layout import Item, layout_svg, value_items
 
-__all__ = ["BOX_FILL", "box_lines", "view_items", "view_svg"]
+__all__ = ["BOX_FILL", "box_lines", "view_items", "view_svgs"]
 
 BOX_FILL = "#e5dbff"  # a closed box (a scope): violet, a colour no Value has
 _DETAIL_CHARS = 40
@@ -48,18 +48,14 @@ def box_lines(box: Box) -> list[str]:
 class _Reps:
     """What stands for each Value in the picture of one box: its record, or a closed box."""
 
-    def __init__(self, model: GraphModel, boxes: list[Box], view: int) -> None:
-        self.home = [0] * len(model.order)
-        for box in boxes:
-            for i in box.members:
-                self.home[i] = box.index
-        self.chains = [chain_of(b.index, boxes) for b in boxes]
-        self.around = set(self.chains[view])  # the view and the boxes around it
+    def __init__(self, where: Places, view: int) -> None:
+        self.where = where
+        self.around = where.inside[view]  # the view and the boxes around it
         self.view = view
 
     def key(self, i: int) -> tuple[str, bool]:
         """(key, outside): ``n<i>`` or ``g<j>``, and whether it is drawn dashed, from outside."""
-        chain = self.chains[self.home[i]]
+        chain = self.where.chains[self.where.home[i]]
         for k, b in enumerate(chain):
             if b in self.around:  # the lowest box around both the Value and the view
                 outside = b != self.view
@@ -67,10 +63,13 @@ class _Reps:
         raise AssertionError("box 0 is around everything")
 
 
-def view_items(model: GraphModel, boxes: list[Box], view: int) -> tuple[list[Item], list[tuple[str, str]]]:
+def view_items(
+    model: GraphModel, boxes: list[Box], view: int, where: Places | None = None
+) -> tuple[list[Item], list[tuple[str, str]]]:
     """The items of box ``view``'s picture, in an order that puts operands before their uses
-    wherever the boxes allow it, and its edges (pairs of keys)."""
-    reps = _Reps(model, boxes, view)
+    wherever the boxes allow it, and its edges (pairs of keys); ``where``: the boxes' ``Places``
+    (derived from ``boxes`` if not given)."""
+    reps = _Reps(where or places(boxes, len(model.order)), view)
     order, index = model.order, model.index
     items: dict[str, Item] = {}
     first: dict[str, float] = {}  # each item's place in the forward order, for the layout's order
@@ -136,7 +135,7 @@ def _topological(items: dict[str, Item], first: dict[str, float], edges: list[tu
     return out
 
 
-def view_svg(model: GraphModel, boxes: list[Box], view: int) -> str:
-    """Box ``view``'s picture, laid out by ``micrograd.layout`` (see the module docstring)."""
-    items, edges = view_items(model, boxes, view)
-    return layout_svg(items, edges)
+def view_svgs(model: GraphModel, boxes: list[Box]) -> list[str]:
+    """Each box's picture, laid out by ``micrograd.layout`` (see the module docstring)."""
+    where = places(boxes, len(model.order))
+    return [layout_svg(*view_items(model, boxes, box.index, where)) for box in boxes]

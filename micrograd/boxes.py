@@ -34,12 +34,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .engine import Value
 from .graph_model import BackwardTrace, GraphModel
 from .scopes import Recording, Scope
 
-__all__ = ["Box", "Run", "boxes_of", "runs_of"]
+__all__ = ["Box", "Places", "Run", "boxes_of", "chain_of", "places", "runs_of"]
 
 #: At most this many boxes of shared parameters side by side (more: a box per layer, not per neuron).
 MAX_PARAMETER_BOXES = 8
@@ -171,7 +172,6 @@ def boxes_of(model: GraphModel, recording: Recording) -> list[Box]:
             deep[x] += len(members)
             x = x.parent
     boxes: list[Box] = []
-    box_of_scope: dict[Scope, int] = {}
 
     def build(s: Scope, parent: int, prefix: str) -> None:
         kept = [c for c in [*extra.get(s, []), *s.children] if deep[c]]
@@ -180,7 +180,6 @@ def boxes_of(model: GraphModel, recording: Recording) -> list[Box]:
             return
         box = Box(len(boxes), prefix + s.name, s.detail, parent, members=direct.get(s, []), size=deep[s])
         boxes.append(box)
-        box_of_scope[s] = box.index
         if parent >= 0:
             boxes[parent].children.append(box.index)
         for c in kept:
@@ -195,7 +194,7 @@ def boxes_of(model: GraphModel, recording: Recording) -> list[Box]:
             if counts[name] > 1:
                 seen[name] += 1
                 boxes[c].name = f"{name} ({seen[name]})"
-    _connect(model, boxes, [box_of_scope[s] for s in homes])
+    _connect(model, boxes, places(boxes, len(model.order)))
     return boxes
 
 
@@ -207,9 +206,29 @@ def chain_of(box: int, boxes: list[Box]) -> list[int]:
     return chain
 
 
-def _connect(model: GraphModel, boxes: list[Box], home: list[int]) -> None:
-    """Each box's inputs and outputs: the Values whose edges cross its border."""
+class Places(NamedTuple):
+    """Where things are, derived once from the boxes: ``home[i]``, the box Value ``i`` is directly
+    in; ``chains[b]``, box ``b`` and the boxes around it (``chain_of``); ``inside[b]``, the same as
+    a set."""
+
+    home: list[int]
+    chains: list[list[int]]
+    inside: list[set[int]]
+
+
+def places(boxes: list[Box], n_values: int) -> Places:
+    """The ``Places`` of ``boxes``, over a graph of ``n_values`` Values."""
+    home = [0] * n_values
+    for box in boxes:
+        for i in box.members:
+            home[i] = box.index
     chains = [chain_of(b.index, boxes) for b in boxes]
+    return Places(home, chains, [set(c) for c in chains])
+
+
+def _connect(model: GraphModel, boxes: list[Box], where: Places) -> None:
+    """Each box's inputs and outputs: the Values whose edges cross its border."""
+    home, chains, inside = where
     inputs: list[dict[int, None]] = [{} for _ in boxes]
     outputs: list[dict[int, None]] = [{} for _ in boxes]
     index = model.index
@@ -217,7 +236,7 @@ def _connect(model: GraphModel, boxes: list[Box], home: list[int]) -> None:
         inside_v = chains[home[i]]
         for c in v._prev:
             j = index[c]
-            inside_c = set(chains[home[j]])
+            inside_c = inside[home[j]]
             for b in inside_v:
                 if b not in inside_c:
                     inputs[b][j] = None
@@ -247,12 +266,7 @@ class Run:
 def runs_of(model: GraphModel, boxes: list[Box], trace: BackwardTrace) -> list[list[Run]]:
     """Per box, its runs of consecutive backward steps (box 0, the whole graph: one run)."""
     index = model.index
-    home = [0] * len(model.order)
-    for box in boxes:
-        for i in box.members:
-            home[i] = box.index
-    chains = [chain_of(b.index, boxes) for b in boxes]
-    inside = [set(c) for c in chains]
+    home, chains, inside = places(boxes, len(model.order))
     outputs = [set(b.outputs) for b in boxes]
     spans: list[list[list[int]]] = [[] for _ in boxes]
     for k, step in enumerate(trace.steps):

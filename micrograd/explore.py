@@ -52,12 +52,13 @@ from pathlib import Path
 from typing import Any, overload
 
 from . import pages
-from .box_views import view_svg
+from .box_views import view_svgs
 from .boxes import boxes_of, runs_of
 from .engine import Value
 from .files import write_atomically
 from .graph_model import (
     COLOURS,
+    BackwardTrace,
     GraphModel,
     d_of,
     expression,
@@ -154,10 +155,9 @@ def _rule_in_words(v: Value, has_rule: bool) -> str:
     return _USER_OP
 
 
-def trace_data(model: GraphModel) -> dict[str, Any]:
-    """The page's data: every node and backward step of ``model``'s one output, every number as
-    [explain's text, repr]."""
-    trace = model.backward()
+def trace_data(model: GraphModel, trace: BackwardTrace) -> dict[str, Any]:
+    """The page's data: every node and backward step of ``model``'s one output (``trace``: its
+    backward pass), every number as [explain's text, repr]."""
     index, names, root = model.index, model.names, trace.root
     rules = {step.node: step.has_rule for step in trace.steps}
     nodes = []
@@ -206,11 +206,13 @@ def trace_data(model: GraphModel) -> dict[str, Any]:
     }
 
 
-def boxes_data(model: GraphModel, recording: Recording, data: dict[str, Any]) -> str:
+def boxes_data(model: GraphModel, recording: Recording, trace: BackwardTrace, data: dict[str, Any]) -> str:
     """Add the boxes of ``recording``'s scopes to the page's ``data`` (each node's box; each box's
-    name, place, inputs, outputs, backward runs and picture) and return the whole graph's picture."""
+    name, place, inputs, outputs, backward runs along ``trace`` and picture) and return the
+    whole graph's picture."""
     boxes = boxes_of(model, recording)
-    runs = runs_of(model, boxes, model.backward())
+    runs = runs_of(model, boxes, trace)
+    svgs = view_svgs(model, boxes)
     for box in boxes:
         for i in box.members:
             data["nodes"][i]["box"] = box.index
@@ -231,11 +233,11 @@ def boxes_data(model: GraphModel, recording: Recording, data: dict[str, Any]) ->
                 }
                 for run in runs[box.index]
             ],
-            "svg": view_svg(model, boxes, box.index) if box.index else None,  # box 0's: in the page
+            "svg": svgs[box.index] if box.index else None,  # box 0's: in the page
         }
         for box in boxes
     ]
-    return view_svg(model, boxes, 0)
+    return svgs[0]
 
 
 def _layout_svg(model: GraphModel, timeout: float) -> str:
@@ -310,14 +312,15 @@ def page(
             f"got {type(scopes).__name__}: {scopes!r}"
         )
     model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE)
-    data = trace_data(model)
+    trace = model.backward()
+    data = trace_data(model, trace)
     if layout == "auto":
         small = len(model.order) <= GRAPHVIZ_UP_TO and shutil.which("dot") is not None
         layout = "graphviz" if small and scopes is None else "builtin"
     if scopes is not None:
         if layout == "graphviz":
             raise ValueError("explore: a graph in boxes (scopes=) is laid out by layout='builtin' only")
-        svg = boxes_data(model, scopes, data)
+        svg = boxes_data(model, scopes, trace, data)
     elif layout == "graphviz":
         svg = _layout_svg(model, float(layout_timeout))
     else:

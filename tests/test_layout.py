@@ -96,7 +96,8 @@ def test_the_page_carries_explores_data_and_the_laid_out_graph() -> None:
     page = explore(root, layout="builtin")
     assert page.html.startswith("<!DOCTYPE html>") and "https://" not in page.html
     data = json.loads(page.html.split('id="mg-data">')[1].split("</script>")[0])
-    assert data == json.loads(json.dumps(trace_data(graph_model(root))))
+    model = graph_model(root)
+    assert data == json.loads(json.dumps(trace_data(model, model.backward())))
     assert svg_of(root) in page.html
     assert page.title == "Backpropagation from L = -8.0000"
 
