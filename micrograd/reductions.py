@@ -23,7 +23,7 @@ from typing import Any
 from . import math as mm
 from .context import FORWARD_CTX, Context
 from .engine import Function, Value, node, operand
-from .math import div, equal, exp, isnan, log, where
+from .math import div, equal, exp, expm1, isnan, log, log1p, where
 from .ops import DetachedMax, Sum
 from .ops import sum as sum_node
 
@@ -65,18 +65,20 @@ def _on_graph(fn: type[Function], xs: list[Any]) -> Value:
 
 
 def _largest(xs: tuple[Any, ...]) -> Any:
-    """``torch.max`` of ``xs``: nan if any is nan; the last of equal entries (-0.0 and 0.0 tie)."""
+    """``torch.max`` of ``xs``: nan if any is nan; of 0.0 and -0.0, 0.0 (IEEE 754's maximum: torch's
+    own sign there follows its vector lanes, and torch.max and torch.amax disagree)."""
     top = xs[0]
     for x in xs[1:]:
-        top = where((x >= top) | isnan(x), x, top)  # (once top is nan, it stays)
+        # (once top is nan, it stays; 0.0 + -0.0 is 0.0, and -0.0 + -0.0 is -0.0)
+        top = where((x > top) | isnan(x), x, where((x == 0.0) & (top == 0.0), top + x, top))
     return top
 
 
 def _smallest(xs: tuple[Any, ...]) -> Any:
-    """``torch.min`` of ``xs``: nan if any is nan; the last of equal entries."""
+    """``torch.min`` of ``xs``: nan if any is nan; of 0.0 and -0.0, -0.0 (IEEE 754's minimum)."""
     low = xs[0]
     for x in xs[1:]:
-        low = where((x <= low) | isnan(x), x, low)
+        low = where((x < low) | isnan(x), x, where((x == 0.0) & (low == 0.0), -(-low - x), low))
     return low
 
 
@@ -129,10 +131,16 @@ class LogSumExp(Function):
     def forward(ctx: Context, *xs: Any) -> Any:
         top = _largest(xs)
         shift = where(equal(abs(top), float("inf")), 0.0, top)
-        total = exp(xs[0] - shift)
-        for x in xs[1:]:
-            total = total + exp(x - shift)
-        return log(total) + shift
+        # The largest entry's term is e**0 = 1, so the sum is 1 + rest and log rounds a small rest
+        # away (log(1 + 1e-14) keeps one digit).  Summing expm1(0) = 0 for it and log1p of the
+        # total keeps every digit; expm1 keeps the term's derivative, e**0, too.
+        rest, seen = 0.0, False
+        for x in xs:
+            s = x - shift
+            first = where(seen, False, s == 0.0)  # (the first entry equal to the shift, on arrays too)
+            rest = rest + where(first, expm1(s), exp(s))
+            seen = seen | first
+        return where(seen, log1p(rest), log(rest)) + shift  # (nothing found: all -inf, or an inf shift)
 
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
@@ -199,13 +207,14 @@ def softmax(values: Iterable[Any]) -> list[Any]:
 
 
 def log_softmax(values: Iterable[Any]) -> list[Any]:
-    """(v - m) - log(sum of e**(v - m)), m the largest entry, as ``torch.log_softmax``.
+    """(v - m) - logsumexp(v - m), m the largest entry, as ``torch.log_softmax``; the logsumexp is
+    the accurate one above, so a dominating entry keeps its small log-probability to the last digit.
 
     >>> [round(p.data, 4) for p in log_softmax([Value(0.0), Value(0.0)])]
     [-0.6931, -0.6931]
     """
     xs = _shifted(_entries(values, "log_softmax"))
-    lse = log(_total([exp(s) for s in xs]))
+    lse = _on_graph(LogSumExp, xs) if _has_values(xs) else LogSumExp.forward(FORWARD_CTX, *xs)
     return [s - lse for s in xs]
 
 
