@@ -523,7 +523,7 @@ def _torch_reduced(
 
 
 # Lists that once failed (a random seed found them): each is a test of its own now.
-DOMINATED = [-2.0, 9.0, -2.0, -2.0, -2.0]  # 9's log-probability, -6.68e-5: log(1 + 6.68e-5) kept 4 digits fewer
+DOMINATED = [-2.0, 9.0, -2.0, -2.0, -2.0]  # 9: -6.68e-5, log(1 + 6.68e-5) lost 4 digits
 DOMINATED_FAR = [-0.5220, 36.0, -0.4761, -2.5290, -0.4840]  # 36's: -4.43e-16, where log gave -6.66e-16
 SIGNED_ZERO_TIE = [-2.0, -2.0, -2.0, 0.0, -0.0]  # max 0.0 (IEEE 754); torch.max's sign follows its lanes
 
@@ -579,7 +579,7 @@ def _check_reduction(torch: Any, name: str, xs: list[float], weights: list[float
     if name in ("max", "min") or not all(map(math.isfinite, xs)):
         for v, tv in zip(values, t_values):
             signs = {math.copysign(1.0, x) for x in xs if x == 0.0}
-            if name in ("max", "min") and v == tv == 0.0 and len(signs) == 2:  # 0.0 and -0.0 tie: IEEE 754's sign
+            if name in ("max", "min") and v == tv == 0.0 and len(signs) == 2:  # a tie of zeros
                 tv = -0.0 if name == "min" else 0.0
             assert agree(v, tv), (name, xs, values, t_values)
     else:
