@@ -7,34 +7,33 @@
 >>> round(y.data, 4), round(x.grad, 4)
 (-34.8332, 24.4706)
 
-Modules, each one thing: ``engine`` (Value, ``Function``, the lecture's ops, ``backward``),
-``ops`` (the rest of the op catalogue: ``ops_math``, ``activations`` and ``reductions`` too),
-``math`` (math on floats, Values and numpy arrays, for writing ops), ``autograd``
-(``grad``), ``grad_mode`` (``no_grad``, ``detect_anomaly``), ``check``
-(``gradcheck``), ``fmath`` (float math with PyTorch's inf/nan semantics),
-``viz`` (``draw_dot``, ``render``, ``explain``), ``explore`` (the step-through
-page; ``scopes`` records the boxes it can draw, ``boxes`` and ``box_views`` make them),
-``compile`` (trace once, replay with numpy: a package, one module per phase), ``func``
-(function transforms, forward mode), ``exercises`` (checks for ops you write), ``files``
-(atomic writes).
+The package, top down (each folder's ``__init__`` says what it holds and what it may import):
+
+* ``engine.py``: ``Function``, the lecture's ops, ``Value`` and the chain-rule loop ``backward()`` runs;
+* ``_core/``: the engine's machinery (ctx, nodes, hooks, grad modes, numbers in and out);
+* ``ops/``: the op catalogue beyond the lecture's, each op beside its ``Value`` method;
+* ``math/``: math on floats, Values and numpy arrays alike, for writing ops;
+* ``func/``: ``grad``, ``gradcheck`` and the function transforms (``micrograd.func``);
+* ``compiler/``: ``compile``, trace once and replay with numpy;
+* ``scopes.py``: which part of a program made each node (the explorer's boxes);
+* ``viz/``: the pictures: ``draw_dot``, ``render``, ``explain``, ``explore``;
+* ``exercises/``: ``check``, exercises that check themselves;
+* ``files.py``: writing files whole or not at all; ``nn.py``: micrograd 0.1.0's ``micrograd.nn``.
+
+``import micrograd`` loads the engine, the ops and the math, nothing else: the rest loads the
+first time one of its names is used (``micrograd.explore``, ``micrograd.compile``, ...).
 """
 
-from . import activations as activations  # gelu, silu, mish, hardtanh, relu6, softsign, ..., selu, celu
-from . import clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
-from . import exercises as exercises  # micrograd.exercises.check: exercises that check themselves
-from . import func as func  # micrograd.func: grad(f), jvp, jacobian, hessian (function transforms)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from . import math as math  # micrograd.math: math on floats, Values and numpy arrays
-from . import ops as ops  # the op catalogue beyond the lecture's: attaches -, /, exp, log, ... to Value
-from . import ops_math as ops_math  # tan, asin, ..., erf, the roundings, clamp, atan2, maximum, %, //, ...
-from . import reductions as reductions  # micrograd.math's max, min, logsumexp, softmax, log_softmax
-from .autograd import backward, grad, topological_order
-from .check import GradcheckError, gradcheck, gradgradcheck
-from .compile import BatchedStep, CompiledStep, CompileError, TracerWarning
-from .compile import compile as compile  # noqa: A004 - micrograd.compile (numpy loads lazily), kept out of __all__
-from .context import Context
-from .engine import Function, Value
-from .explore import explore as explore  # the interactive page (Graphviz lays it out)
-from .grad_mode import (
+from . import ops as ops  # attaches the catalogue's methods to Value: -, /, exp, log, ...
+from ._core import clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
+from ._core.context import Context
+from ._core.grad_mode import (
     AnomalyError,
     detect_anomaly,
     enable_grad,
@@ -43,12 +42,69 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .hooks import RemovableHandle
+from ._core.hooks import RemovableHandle
+from .engine import Function, Value
 from .ops import dot as dot  # micrograd.dot: a neuron's w . x + b, kept out of __all__
 from .ops import sum as sum  # noqa: A004 - micrograd.sum, kept out of __all__
-from .viz import GraphTooLargeError, GraphvizNotFoundError, draw_dot, explain, render  # graphviz loads lazily
+
+if TYPE_CHECKING:  # what __getattr__ loads on first use, for the type checker
+    from . import exercises as exercises
+    from . import func as func
+    from . import nn as nn
+    from . import scopes as scopes
+    from . import viz as viz
+    from .compiler import BatchedStep, CompiledStep, CompileError, TracerWarning
+    from .compiler import compile as compile  # noqa: A004
+    from .func.gradcheck import GradcheckError, gradcheck, gradgradcheck
+    from .func.reverse import backward, grad, topological_order
+    from .viz.dot import GraphTooLargeError, GraphvizNotFoundError, draw_dot, explain, render
+    from .viz.explorer import explore as explore
 
 __version__ = "0.2.0"
+
+# Loaded on first use: name -> (module, attribute of it, or None for the module itself).
+LAZY: dict[str, tuple[str, str | None]] = {
+    "backward": ("micrograd.func.reverse", "backward"),
+    "grad": ("micrograd.func.reverse", "grad"),
+    "topological_order": ("micrograd.func.reverse", "topological_order"),
+    "GradcheckError": ("micrograd.func.gradcheck", "GradcheckError"),
+    "gradcheck": ("micrograd.func.gradcheck", "gradcheck"),
+    "gradgradcheck": ("micrograd.func.gradcheck", "gradgradcheck"),
+    "compile": ("micrograd.compiler", "compile"),
+    "BatchedStep": ("micrograd.compiler", "BatchedStep"),
+    "CompiledStep": ("micrograd.compiler", "CompiledStep"),
+    "CompileError": ("micrograd.compiler", "CompileError"),
+    "TracerWarning": ("micrograd.compiler", "TracerWarning"),
+    "draw_dot": ("micrograd.viz.dot", "draw_dot"),
+    "render": ("micrograd.viz.dot", "render"),
+    "explain": ("micrograd.viz.dot", "explain"),
+    "GraphTooLargeError": ("micrograd.viz.dot", "GraphTooLargeError"),
+    "GraphvizNotFoundError": ("micrograd.viz.dot", "GraphvizNotFoundError"),
+    "explore": ("micrograd.viz.explorer", "explore"),
+    "compiler": ("micrograd.compiler", None),
+    "exercises": ("micrograd.exercises", None),
+    "func": ("micrograd.func", None),
+    "nn": ("micrograd.nn", None),
+    "scopes": ("micrograd.scopes", None),
+    "viz": ("micrograd.viz", None),
+    "files": ("micrograd.files", None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """``micrograd.<name>`` for what ``import micrograd`` does not load (PEP 562): imported now."""
+    if name not in LAZY:
+        raise AttributeError(f"module 'micrograd' has no attribute {name!r}")
+    module_name, attribute = LAZY[name]
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value  # (later uses find it at once)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(LAZY))
+
 
 __all__ = [
     "AnomalyError",

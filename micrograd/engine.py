@@ -13,9 +13,9 @@ Every op is a ``Function``: ``forward`` computes the result from the operands' n
 ``explain``, the pictures and forward mode.  Patch a rule (``Mul.backward = my_rule``) and every
 graph built afterwards uses it.
 
-Reading order: ``Function`` (its ``ctx``: micrograd/context.py); the lecture's ops (``+``, ``*``,
+Reading order: ``Function`` (its ``ctx``: micrograd/_core/context.py); the lecture's ops (``+``, ``*``,
 ``**``, ``tanh``, ``relu``); the graph walk and the chain-rule loop ``backward()`` runs; ``Value``.
-The rest of the catalogue (``-``, ``/``, ``exp``, ...) is micrograd/ops.py.  Last, below the
+The rest of the catalogue (``-``, ``/``, ``exp``, ...) is micrograd/ops/basic.py.  Last, below the
 reading path: how nodes are made, hooks and ``detect_anomaly``.
 
 >>> x = Value(-4.0)
@@ -33,12 +33,11 @@ from functools import partial
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
-from . import grad_mode, hooks
-from .coerce import checked_gradients, forward_result, to_float
-from .context import FORWARD_CTX, Context, NodeContext, args_of, values_context
-from .grad_mode import watched_threads
-from .math import pow, tanh, where  # noqa: A004 - math that works on floats, Values and arrays alike
-from .nodes import (
+from ._core import grad_mode, hooks
+from ._core.coerce import checked_gradients, forward_result, to_float
+from ._core.context import FORWARD_CTX, Context, NodeContext, args_of, values_context
+from ._core.grad_mode import watched_threads
+from ._core.nodes import (
     CONSTANT,
     NO_GRAD,
     Extra,
@@ -50,18 +49,19 @@ from .nodes import (
     watched,
     where_made,
 )
+from .math.generic import pow, tanh, where  # noqa: A004 - math that works on floats, Values and arrays alike
 
 Number = int | float
 Operand = Union["Value", int, float]
 
 if TYPE_CHECKING:  # the methods the op catalogue attaches, declared for the type checker
-    from .value_methods import AttachedMethods
+    from ._core.value_methods import AttachedMethods
 else:
     AttachedMethods = object
 
 
 # ---- what an op is ---------------------------------------------------------------------
-# An op's rules get a ``ctx`` (micrograd/context.py): ``ctx.inputs`` and ``ctx.output`` are the op's
+# An op's rules get a ``ctx`` (micrograd/_core/context.py): ``ctx.inputs`` and ``ctx.output`` are the op's
 # inputs and result, numbers in backward() and Values under create_graph; ``ctx.save_for_backward``
 # keeps anything else forward computed, read back as ``ctx.saved_tensors``.
 
@@ -419,7 +419,7 @@ class Value(AttachedMethods):
 
     def __pow__(self, other: Operand) -> Value:
         if isinstance(other, Value):
-            return Value.pow(self, other)  # Value ** Value: micrograd/ops.py
+            return Value.pow(self, other)  # Value ** Value: micrograd/ops/basic.py
         exponent = to_float(other, "the exponent of **")
         out = PowConst.apply(self, exponent)
         if out._fn is PowConst:
@@ -500,7 +500,7 @@ class Value(AttachedMethods):
     def register_hook(self, hook: Callable[[Any], Any]) -> hooks.RemovableHandle:
         """Call ``hook(grad)`` when this node's gradient is complete in ``backward()`` or ``grad()``;
         a number it returns replaces the gradient (PyTorch's ``Tensor.register_hook``; example in
-        micrograd/hooks.py).  Eager only: ``compile`` refuses a graph with hooks."""
+        micrograd/_core/hooks.py).  Eager only: ``compile`` refuses a graph with hooks."""
         if not callable(hook):
             raise TypeError(f"register_hook needs a function of the gradient, got {type(hook).__name__}")
         extra = extra_of(self)

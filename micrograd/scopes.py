@@ -24,10 +24,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from . import grad_mode
+from ._core import grad_mode
 from .engine import Value
 
-__all__ = ["Recording", "Scope", "record_scopes", "recording", "scope", "values_in"]
+__all__ = [
+    "RECORDING",
+    "Recording",
+    "Scope",
+    "open_scopes",
+    "record_scopes",
+    "recording",
+    "scope",
+    "values_in",
+]
+
+# The threads recording scopes, each to its open scopes (innermost last): empty in the common
+# case, so a module call tests its truth and goes on (``nn.Module``'s calls read it).
+RECORDING = grad_mode.scope_stacks
 
 
 class Scope:
@@ -103,6 +116,11 @@ class record_scopes:  # noqa: N801 - a context manager, named as no_grad is
 def recording() -> bool:
     """True inside ``record_scopes()`` in this thread."""
     return grad_mode.current_thread_scopes() is not None
+
+
+def open_scopes() -> list[Scope] | None:
+    """This thread's open scopes, innermost last; None when it records none."""
+    return grad_mode.current_thread_scopes()
 
 
 class _Open:

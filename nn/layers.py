@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 import micrograd
-from micrograd import Value, grad_mode
+from micrograd import Value, scopes
 
 from . import io
 from .module import Module
@@ -235,7 +235,7 @@ class Layer(Module):
         return self._forward(x)
 
     def _forward(self, x: Input) -> list[Value]:
-        if grad_mode.scope_stacks:  # scopes are recorded: through each neuron's call, its own box
+        if scopes.RECORDING:  # scopes are recorded: through each neuron's call, its own box
             return [n(x) for n in self.neurons]
         return [n._forward(x) for n in self.neurons]
 
@@ -320,9 +320,9 @@ class MLP(Module):
     def __call__(self, x: Input) -> Value | list[Value]:
         _check_input(x, self.nin, "model")
         # (where scopes are recorded, through each layer's forward: its own box in the explorer)
-        out = self.layers[0].forward(x) if grad_mode.scope_stacks else self.layers[0]._forward(x)
+        out = self.layers[0].forward(x) if scopes.RECORDING else self.layers[0]._forward(x)
         for layer in self.layers[1:]:
-            out = layer.forward(out) if grad_mode.scope_stacks else layer._forward(out)
+            out = layer.forward(out) if scopes.RECORDING else layer._forward(out)
         return out[0] if len(out) == 1 else out
 
     def __repr__(self) -> str:

@@ -28,7 +28,7 @@ import reprlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
-from micrograd import Value, grad_mode, scopes
+from micrograd import Value, scopes
 
 
 class IncompatibleKeys(NamedTuple):
@@ -126,9 +126,9 @@ def _scoped(call: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(call)
     def method(self: Module, *args: Any, **kwargs: Any) -> Any:
-        if not grad_mode.scope_stacks:  # nothing is recorded in any thread: the common case
+        if not scopes.RECORDING:  # nothing is recorded in any thread: the common case
             return call(self, *args, **kwargs)
-        stack = grad_mode.current_thread_scopes()
+        stack = scopes.open_scopes()
         if stack is None or stack[-1].owner is self:  # (forward called by __call__: one scope)
             return call(self, *args, **kwargs)
         caller = next((s.owner for s in reversed(stack) if isinstance(s.owner, Module)), None)

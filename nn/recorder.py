@@ -43,8 +43,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from micrograd import Value, no_grad, pages
+from micrograd import Value, no_grad
 from micrograd.files import write_atomically
+from micrograd.viz import page as pages
 
 from .module import Module
 

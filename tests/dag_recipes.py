@@ -55,7 +55,7 @@ UNARY: dict[str, tuple[Callable[..., Any], Callable[..., bool]]] = {
     "mul_const": (lambda x: 0.7 * x, lambda a: True),
     "rdiv_const": (lambda x: 1.0 / x, lambda a: abs(a) > 0.1),
     "rpow_const": (lambda x: 1.5**x, lambda a: a < 5),
-    # the op catalogue (micrograd/ops_math.py, activations.py), the smooth ones
+    # the op catalogue (micrograd/ops/scientific.py, activations.py), the smooth ones
     "atan": (lambda x: x.atan(), lambda a: True),
     "asinh": (lambda x: x.asinh(), lambda a: True),
     "sinh": (lambda x: x.sinh(), lambda a: abs(a) < 5),

@@ -1,4 +1,4 @@
-"""The pages' assets are files (micrograd/assets/): each JavaScript file parses (node --check), each
+"""The pages' assets are files (micrograd/viz/assets/): each JavaScript file parses (node --check), each
 HTML template is well nested, each stylesheet balanced, and every placeholder a page fills is there."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from micrograd import pages
+from micrograd.viz import page as pages
 
 ASSETS = Path(pages.__file__).resolve().parent / "assets"
 VOID = {"meta", "link", "br", "hr", "img", "input", "source", "wbr", "area", "base", "col", "embed", "track"}

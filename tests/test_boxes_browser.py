@@ -1,6 +1,6 @@
 """The explorer's graph in boxes (``explore(..., scopes=)``) in a real headless browser: a box
 opens on click, the path above the graph goes back up, and stepping at any level goes box by box
-with the chain rule's numbers through each box (checked against ``micrograd.boxes``).
+with the chain rule's numbers through each box (checked against ``micrograd.viz.boxes``).
 
 Screenshots at 1280x800 go to each test's tmp folder and to /tmp/explorer-shots/."""
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import micrograd
 from micrograd import Value, explore
-from micrograd.boxes import boxes_of, runs_of
-from micrograd.graph_model import fmt, graph_model
 from micrograd.scopes import record_scopes
+from micrograd.viz.boxes import boxes_of, runs_of
+from micrograd.viz.graph_model import fmt, graph_model
 from nn import GPT, MLP
 from tests.browser_support import browser, console_errors, needs_browser, screenshot
 

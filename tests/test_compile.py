@@ -20,9 +20,9 @@ np = pytest.importorskip("numpy", reason="micrograd.compile replays with numpy")
 
 import micrograd  # noqa: E402
 from micrograd import Value  # noqa: E402
-from micrograd.compile import CompiledStep, CompileError, TracerWarning  # noqa: E402
-from micrograd.compile import compile as mg_compile  # noqa: E402
-from micrograd.compile.groups import ordered_sum  # noqa: E402
+from micrograd.compiler import CompiledStep, CompileError, TracerWarning  # noqa: E402
+from micrograd.compiler import compile as mg_compile  # noqa: E402
+from micrograd.compiler.groups import ordered_sum  # noqa: E402
 
 
 def eager(
@@ -496,7 +496,7 @@ def test_micrograd_imports_without_numpy() -> None:
     code = (
         "import sys; sys.modules['numpy'] = None\n"
         "import micrograd\n"
-        "from micrograd.compile import compile\n"
+        "from micrograd.compiler import compile\n"
         "try:\n"
         "    compile(lambda x: x * 2, 1.0)\n"
         "except ImportError as e:\n"

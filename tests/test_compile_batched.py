@@ -16,8 +16,8 @@ np = pytest.importorskip("numpy", reason="micrograd.compile replays with numpy")
 
 import micrograd  # noqa: E402
 from micrograd import Function, Value  # noqa: E402
-from micrograd.compile import BatchedStep, CompiledStep, CompileError  # noqa: E402
-from micrograd.compile import compile as mg_compile  # noqa: E402
+from micrograd.compiler import BatchedStep, CompiledStep, CompileError  # noqa: E402
+from micrograd.compiler import compile as mg_compile  # noqa: E402
 from nn import MLP, losses  # noqa: E402
 from tests.test_compile import build, finite, programs  # noqa: E402
 from tests.user_ops import Swish  # noqa: E402
@@ -398,7 +398,7 @@ def test_a_sum_sends_each_terms_gradient_straight_or_through_a_gather_and_the_nu
     """A sum whose terms are a node used once (its gradient goes straight), a node used twice
     (through contribution slots, then gathered), a parameter and a number; subtracted terms too.
     Repeated calls, with the arrays kept from call to call, give the same numbers."""
-    from micrograd.compile.groups import CONTRIB, GVALS
+    from micrograd.compiler.groups import CONTRIB, GVALS
 
     a, b = Value(0.5), Value(-1.5)
     params = [a, b]
@@ -572,8 +572,8 @@ def test_the_plans_optional_passes_change_the_work_not_the_numbers(share: bool) 
     """trace -> plan -> run by hand: with the layout pass off, the step gathers copies where it
     read views; with the batching pass off, it computes per sample what the samples share.  Its
     numbers stay the eager loop's, bit for bit."""
-    from micrograd.compile.plan import Plan, make_plan
-    from micrograd.compile.trace import trace
+    from micrograd.compiler.plan import Plan, make_plan
+    from micrograd.compiler.trace import trace
 
     model, loss_fn = moons_model()
     params = model.parameters()
@@ -599,11 +599,11 @@ def test_the_plans_optional_passes_change_the_work_not_the_numbers(share: bool) 
 def test_the_plan_names_its_parts() -> None:
     """Groups are keyed by a named tuple (level, op, ...), edges and gather sources too: no
     positional keys to decode."""
-    from micrograd.compile.batching import Sharing
-    from micrograd.compile.graph import read_graph
-    from micrograd.compile.grouping import GroupKey, group_nodes
-    from micrograd.compile.groups import Edge
-    from micrograd.compile.trace import trace
+    from micrograd.compiler.batching import Sharing
+    from micrograd.compiler.graph import read_graph
+    from micrograd.compiler.grouping import GroupKey, group_nodes
+    from micrograd.compiler.groups import Edge
+    from micrograd.compiler.trace import trace
 
     w, b = Value(0.5), Value(-1.0)
     graph = read_graph(trace(lambda x: (w * x + b).tanh() - w * 2.0, (3.0,), [w, b]))
@@ -624,7 +624,7 @@ def test_no_function_of_the_compile_package_runs_over_60_lines() -> None:
     import ast
     from pathlib import Path
 
-    package = Path(micrograd.__file__).parent / "compile"
+    package = Path(micrograd.__file__).parent / "compiler"
     long = []
     for path in sorted(package.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -16,12 +16,12 @@ import pytest
 
 import micrograd
 from micrograd import GraphTooLargeError, GraphvizNotFoundError, Value, explain, explore, topological_order
-from micrograd.explore import RULES_IN_WORDS, Explorer
 from micrograd.viz import backward_steps
+from micrograd.viz.explorer import RULES_IN_WORDS, Explorer
 from nn import MLP
 from tests.explore_graphs import GRAPHS, every_op, explain_steps, operand_line, readme
 
-explore_module = importlib.import_module("micrograd.explore")  # micrograd.explore is the function
+explore_module = importlib.import_module("micrograd.viz.explorer")  # micrograd.explore is the function
 
 pytest.importorskip("graphviz", reason="the graphviz Python package is not installed")
 from tests.graphviz_support import needs_dot  # noqa: E402

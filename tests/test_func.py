@@ -408,13 +408,15 @@ def test_numpy_arrays_in_give_arrays_out() -> None:
 
 def test_jacobian_picks_forward_mode_for_more_outputs_than_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
     backward_passes: list[int] = []
-    real = func._reverse
+    from micrograd.func import transforms
+
+    real = transforms._reverse
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         backward_passes.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(func, "_reverse", counting)
+    monkeypatch.setattr(transforms, "_reverse", counting)
     wide = func.jacobian(lambda x: [x, x * x, x.exp()])(1.0)  # 1 input, 3 outputs: forward mode
     assert wide == [1.0, 2.0, math.e] and backward_passes == []
     tall = func.jacobian(lambda xs: xs[0] * xs[1] * xs[2])([1.0, 2.0, 3.0])  # 3 inputs, 1 output: reverse

@@ -12,7 +12,7 @@ import pytest
 
 import micrograd
 from micrograd import AnomalyError, Context, Function, Value, detect_anomaly, grad, no_grad
-from micrograd.compile import FrozenParametersWarning
+from micrograd.compiler import FrozenParametersWarning
 
 HERE = __file__
 

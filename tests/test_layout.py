@@ -1,4 +1,4 @@
-"""micrograd.layout: the explorer's graph laid out without Graphviz, as the playground needs it.
+"""micrograd.viz.layout: the explorer's graph laid out without Graphviz, as the playground needs it.
 
 The SVG has what the explorer's script reads (a titled group per Value and per op, a record's
 outline and field separators, a titled path per edge), every edge runs left to right, no two
@@ -14,10 +14,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from micrograd import Value, explore, topological_order
-from micrograd.explore import trace_data
-from micrograd.graph_model import graph_model
-from micrograd.layout import graph_svg, text_width
 from micrograd.viz import GraphTooLargeError
+from micrograd.viz.explorer import trace_data
+from micrograd.viz.graph_model import graph_model
+from micrograd.viz.layout import graph_svg, text_width
 from nn import MLP
 from tests.explore_graphs import GRAPHS
 

@@ -192,7 +192,7 @@ def pixel_counts(cell: Any, colours: list[str]) -> list[int]:
 
 
 def test_train_a_classifier(tmp_path: Path) -> None:
-    from micrograd.demos.moons import COLOURS, REGIONS
+    from demos.moons import COLOURS, REGIONS
 
     nb = execute(load("03_train_a_classifier"), tmp_path)
     shown = "".join(text_of(c) for c in nb.cells)

@@ -1,4 +1,4 @@
-"""The op catalogue (micrograd/ops_math.py, activations.py, reductions.py), op by op from one
+"""The op catalogue (micrograd/ops/scientific.py, activations.py, reductions.py), op by op from one
 table: (a) gradients against central differences (hypothesis); (b) values and gradients against
 PyTorch float64 at ordinary points and at the edges (0, -0.0, +-inf, nan, the ends of each domain),
 nan, inf and the sign of zero compared exactly; (c) second derivatives against torch's double

@@ -318,7 +318,7 @@ def test_spirals_training_page_scrubs_to_the_loss_the_demo_printed(
 def test_both_pages_step_play_and_pause_with_the_same_controls(
     browser: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """micrograd.pages on each page: space plays and pauses, Home and End, the buttons,
+    """micrograd.viz.page on each page: space plays and pauses, Home and End, the buttons,
     playing stops at the last frame; the explorer's own keys (+ and - for the speed, f)."""
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait

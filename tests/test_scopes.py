@@ -1,5 +1,5 @@
-"""Named scopes (micrograd.scopes), the boxes made of them (micrograd.boxes) and the picture inside
-each box (micrograd.box_views): what the explorer's grouped view is built from.
+"""Named scopes (micrograd.scopes), the boxes made of them (micrograd.viz.boxes) and the picture inside
+each box (micrograd.viz.box_views): what the explorer's grouped view is built from.
 
 The boxes are checked against brute force: every Value in exactly one box, each box's inputs and
 outputs the Values whose edges cross its border, and the chain rule through a box (what its inputs
@@ -15,10 +15,10 @@ import pytest
 
 import micrograd
 from micrograd import Value, detect_anomaly, explore, no_grad
-from micrograd.box_views import view_items
-from micrograd.boxes import Box, boxes_of, chain_of, runs_of
-from micrograd.graph_model import GraphModel, graph_model
 from micrograd.scopes import Recording, record_scopes, recording, scope
+from micrograd.viz.box_views import view_items
+from micrograd.viz.boxes import Box, boxes_of, chain_of, runs_of
+from micrograd.viz.graph_model import GraphModel, graph_model
 from nn import GPT, MLP, Module
 
 XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]

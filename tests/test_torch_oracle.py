@@ -51,7 +51,7 @@ def test_second_derivatives_match_pytorch_float64(recipe: tuple[list[float], lis
     xs, steps = recipe
     inputs, out = build(recipe)
     # a**b at b == 0 exactly: PyTorch's double backward zeroes d2/(da db) (its mask on d/da),
-    # the engine keeps the true value (micrograd/ops.py, Pow; tested in test_func.py), so they differ
+    # the engine keeps the true value (micrograd/ops/basic.py, Pow; tested in test_func.py), so they differ
     assume(not any(v._op == "**" and v._prev[1].data == 0.0 for v in _nodes(out)))
     firsts = grad(out, inputs, create_graph=True, allow_unused=True)
     ts = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in xs]

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from micrograd import Value, grad, topological_order
-from micrograd.viz import (
+from micrograd.viz.dot import (
     COLOURS,
     DEFAULT_MAX_NODES,
     LAYOUT_LIMITS,

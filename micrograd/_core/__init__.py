@@ -1,0 +1,12 @@
+"""The engine's machinery, private to ``micrograd``: what ``engine.py`` stands on but a reader of the
+chain rule need not open.
+
+``context`` (the ``ctx`` an op's rules get), ``nodes`` (what few nodes carry besides their
+numbers: labels, hooks, a kept context; and the errors about nodes), ``hooks`` (gradient hooks),
+``grad_mode`` (``no_grad``, ``detect_anomaly``, the per-thread switches), ``coerce`` (numbers in,
+numbers out, with clear errors), ``watched`` (``backward()``'s path when something is watched),
+``clash`` (a warning when karpathy's micrograd shares the environment).
+
+May import: the standard library, and ``micrograd.math`` for the float math.  Nothing above the
+engine (ops, func, compile, viz, exercises, nn) and nothing outside ``micrograd`` imports from here.
+"""

@@ -1,0 +1,152 @@
+"""Phase 2a of ``micrograd.compile``: the traced graph, read for the replay.
+
+``read_graph`` keeps the nodes the loss is computed from, decides how each computed
+node runs (its op's ``Function``, or an ordered sum), fuses left chains of additions
+into one ordered sum, and numbers the edges in the order the eager ``backward`` walks
+them, so that the replay adds a node's gradient contributions in that order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from .._core.context import args_of
+from .._core.nodes import hooks_of
+from ..engine import Add, Function, HandWritten, Value
+from ..func.reverse import topological_order
+from ..ops.basic import Sub, Sum
+from .errors import CompileError
+from .trace import Trace
+
+# Sums (a + b, a - b, micrograd.sum) fuse into ordered sums: the sign of each operand after the first.
+SUMS: dict[type[Function], float] = {Add: 1.0, Sub: -1.0, Sum: 1.0}  # a - b is a + -1 * b, exactly
+
+
+class Term(NamedTuple):
+    """An operand of a computed node, as the replay reads it: the ``value``, its ``sign`` (-1.0
+    for what ``a - b`` subtracts, fused into an ordered sum) and the ``rank`` of the edge, its
+    place in the eager backward's order."""
+
+    value: Value
+    sign: float
+    rank: int
+
+
+@dataclass
+class Graph:
+    """The traced graph as the plan reads it.
+
+    ``nodes``: the live nodes (the loss depends on them), in topological order; ``computed``:
+    those computed by the replay (fused links gone), in that order; ``ops``: how each computed
+    node runs (absent: an ordered sum); ``operands``: its terms; ``rank``: edge ``(node, k)``'s
+    place in the eager backward's order; ``level``: 1 + the deepest operand's;
+    ``needs_grad``: whether a gradient reaches it from a parameter."""
+
+    trace: Trace
+    nodes: list[Value]
+    computed: list[Value] = field(default_factory=list)
+    ops: dict[Value, type[Function]] = field(default_factory=dict)
+    operands: dict[Value, list[Term]] = field(default_factory=dict)
+    rank: dict[tuple[Value, int], int] = field(default_factory=dict)
+    level: dict[Value, int] = field(default_factory=dict)
+    needs_grad: dict[Value, bool] = field(default_factory=dict)
+    param_index: dict[Value, int] = field(default_factory=dict)
+    input_index: dict[Value, int] = field(default_factory=dict)
+
+    def computed_here(self, v: Value) -> bool:
+        """Whether the replay computes ``v`` (else it is read: an input, a parameter, a constant)."""
+        return bool(v._prev) and v not in self.param_index and v not in self.input_index
+
+
+def unreplayable(node: Value) -> str | None:
+    """Why ``node`` cannot be replayed on arrays, or None."""
+    if hooks_of(node):
+        return (
+            f"a Value ({node!r}) has hooks (register_hook), which only the eager engine calls; "
+            "remove them (handle.remove()) before compiling, or train eagerly"
+        )
+    if node._fn is HandWritten:
+        return (
+            f"op {node._op or '?'!r} has a hand-written _backward closure, which works on floats only; "
+            "define it as a micrograd.Function to compile it"
+        )
+    if node._fn is None:
+        return (
+            f"op {node._op or '?'!r} was built by hand (Value(data, children, op)) without a derivative "
+            "rule; define it as a micrograd.Function to compile it"
+        )
+    return None
+
+
+def read_graph(trace: Trace) -> Graph:
+    """The traced graph, ready to plan: live nodes, ops, fused sums, edge ranks and levels."""
+    param_index = {p: i for i, p in enumerate(trace.params)}
+    live = {trace.root}  # parameters and inputs are leaves here
+    order = topological_order(trace.root)
+    for node in reversed(order):
+        if node in live and node._prev and node not in param_index:
+            live.update(node._prev)
+    graph = Graph(trace, [v for v in order if v in live], param_index=param_index)
+    graph.input_index = {x: i for i, x in enumerate(trace.inputs)}
+    sums = classify(graph)
+    rank_edges(graph)
+    fuse_sums(graph, sums)
+    for v in graph.ops:
+        graph.operands[v] = [Term(c, 1.0, graph.rank[v, k]) for k, c in enumerate(v._prev)]
+    graph.computed = [v for v in graph.nodes if v in graph.operands]
+    graph.needs_grad = dict.fromkeys(trace.params, True)
+    for v in graph.computed:
+        terms = graph.operands[v]
+        graph.level[v] = 1 + max(graph.level.get(t.value, 0) for t in terms)
+        graph.needs_grad[v] = any(graph.needs_grad.get(t.value, False) for t in terms)
+    return graph
+
+
+def classify(graph: Graph) -> dict[Value, float]:
+    """Fill ``graph.ops`` with the nodes run by their op; return the additions (node -> the sign
+    of its operands after the first), which fuse into ordered sums.  A node the replay cannot
+    run is a ``CompileError`` naming it."""
+    sums: dict[Value, float] = {}
+    for v in graph.nodes:
+        why = unreplayable(v)
+        if not graph.computed_here(v):
+            if hooks_of(v):
+                raise CompileError(f"cannot replay the traced graph: {why}")
+            continue
+        if why is not None:
+            raise CompileError(f"cannot replay the traced graph: {why}")
+        assert v._fn is not None
+        if v._fn in SUMS and len(args_of(v)) == len(v._prev):
+            sums[v] = SUMS[v._fn]
+        else:
+            graph.ops[v] = v._fn
+    return sums
+
+
+def rank_edges(graph: Graph) -> None:
+    """The eager backward's order: reverse topological, operands in order. Each (node, operand)
+    edge gets its rank, so that a node's gradient adds its contributions in the same order."""
+    for v in reversed(graph.nodes):
+        if graph.computed_here(v):
+            for k, _ in enumerate(v._prev):
+                graph.rank[v, k] = len(graph.rank)
+
+
+def fuse_sums(graph: Graph, sums: dict[Value, float]) -> None:
+    """Left chains of +, - and micrograd.sum, each link the first operand of the next and used
+    only there, as one ordered sum each (``graph.operands``): the eager floats, links gone."""
+    uses: dict[Value, int] = dict.fromkeys(graph.nodes, 0)
+    for v in graph.nodes:
+        if graph.computed_here(v):
+            for c in v._prev:
+                uses[c] += 1
+    terms = graph.operands
+    for v in graph.nodes:
+        if v not in sums:
+            continue
+        first, *rest = v._prev
+        fuse = first in terms and uses[first] == 1
+        chain = terms.pop(first) if fuse else [Term(first, 1.0, graph.rank[v, 0])]
+        chain += [Term(c, sums[v], graph.rank[v, k]) for k, c in enumerate(rest, 1)]
+        terms[v] = chain

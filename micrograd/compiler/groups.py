@@ -1,0 +1,326 @@
+"""What a compiled step runs (see ``micrograd.compile``): groups and gathers.
+
+A ``Group`` is the nodes of one level with the same op: one call of the op's own
+``forward`` and one of its ``backward`` on numpy arrays compute all of them.  A
+``Gather`` adds up the gradient contributions of nodes used several times, in
+the order the eager ``backward`` adds them (``ordered_sum``).  ``Edge`` says where
+a group's backward sends an operand's gradients, ``Target`` the array they land in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .._core.context import Context
+from ..engine import Function
+from .errors import HOW_TO_FIX, CompileError, load_numpy
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Floats = NDArray[np.float64]
+    Indices = NDArray[np.intp]
+
+
+# Where a group's backward writes an operand's contributions (``Edge.dest``): contribution
+# slots, to be gathered (all samples, or one column when the samples share them), or straight
+# into a gradient: a node's (all samples, or one column), a parameter's.
+CONTRIB, C_FIRST, GVALS, G_FIRST, GRADS = range(5)
+
+
+class Edge(NamedTuple):
+    """Where a group's backward sends the gradients for one operand (an ordered sum: for
+    some of its terms, ``terms``): ``dest``, one of CONTRIB, C_FIRST, GVALS, G_FIRST and GRADS,
+    and ``rows``, the rows of that array (a slice when consecutive; a sum's: (terms, nodes))."""
+
+    dest: int
+    rows: Any
+    terms: Sequence[int] = ()
+
+
+class Target(NamedTuple):
+    """An ``Edge`` bound to its array for one allocation: gradients go to ``array[key]`` (the
+    key ``...`` for a view of consecutive rows), a sum's terms multiplied by ``signs`` first."""
+
+    array: Any
+    key: Any
+    signs: Any = None
+
+
+class Group:
+    """Nodes of one level with the same op and parameters: one forward call, one backward call.
+
+    ``args`` holds one index array per operand (a sum: one (terms, nodes) matrix), ``rows``
+    the same, or a slice where they are consecutive and the op is the engine's own;
+    the outputs occupy the slots ``start:stop``; ``edges[k]`` says where operand k's
+    gradients go (None: not needed): contribution slots (``CONTRIB``, ``C_FIRST``) or straight
+    to the gradient of nodes used once (``GVALS``, ``G_FIRST``, ``GRADS``); a sum's edges are
+    per destination instead, each for some of its terms, row by row (term k of every node).
+    For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
+    ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward.
+    ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``batching.py``)."""
+
+    __slots__ = (
+        "args",
+        "ctx",
+        "dest",
+        "edges",
+        "flat",
+        "fn",
+        "g",
+        "into",
+        "kept",
+        "narrow",
+        "needs",
+        "plain",
+        "positions",
+        "rows",
+        "scratch",
+        "shared",
+        "signs",
+        "spread",
+        "start",
+        "stop",
+        "template",
+        "views",
+        "wide",
+    )
+
+    def __init__(
+        self, fn: type[Function] | None, template: tuple[tuple[bool, Any], ...], start: int, stop: int
+    ):
+        self.fn = fn
+        self.template = template
+        self.needs: tuple[bool, ...] = ()
+        self.positions = [i for i, (is_operand, _) in enumerate(template) if is_operand]
+        self.plain = self.positions == list(range(len(template)))
+        self.start, self.stop = start, stop
+        self.args: list[Indices] = []
+        self.rows: list[Any] = []  # the operands' rows for the forward: slices where consecutive
+        self.scratch: list[Any] = []  # arrays the forward gathers operands into (None: a view)
+        self.views: list[Any] = []  # (per allocation) the operands that are views, else None
+        self.dest: Any = None  # (per allocation) the value rows the outputs go to
+        self.spread: Any = None  # (per allocation) rows to copy them to as well (see run.py)
+        self.flat: Any = None  # (per allocation) an ordered sum's rows as one flat view, or None
+        self.g: Any = None  # (per allocation) the gradient rows of the outputs; None: none needed
+        self.into: list[Target | None] = []  # (per allocation) ``edges`` bound to their arrays
+        self.signs: Floats | None = None
+        self.edges: list[Edge | None] = []
+        self.ctx: Context | None = None
+        self.kept: Sequence[Any] = ()  # the last backward's gradients (see call_backward)
+        # batched: values the same for every sample (computed once, in the one-column arrays), written
+        # as whole rows (read by per-sample ops), and contributions the same for every sample
+        self.shared = self.narrow = False
+        self.wide = True
+
+    def call_forward(self, operands: Sequence[Any]) -> Any:
+        """The op's own forward on arrays of operands (one element per node of the group)."""
+        fn = self.fn
+        assert fn is not None
+        if self.plain:  # the operands, in order: no parameters
+            args = tuple(operands)
+        else:
+            args = tuple([operands[v] if is_operand else v for is_operand, v in self.template])
+        ctx = Context(self.needs, args)
+        try:
+            out = fn.forward(ctx, *args)
+        except Exception as exc:
+            raise CompileError(
+                f"cannot replay {fn.name}.forward on numpy arrays ({exc}); {HOW_TO_FIX}"
+            ) from exc
+        ctx.output = out
+        self.ctx = ctx
+        return out
+
+    def forward_step(self, src: Floats) -> Callable[[], None]:
+        """This group's forward, its arrays bound, reading the value rows of ``src``: an op's on its
+        operands (views, or gathered into the group's own arrays), or an ordered sum's."""
+        np, dest, spread = load_numpy(), self.dest, self.spread
+        take = src.take  # (the indices are in range: mode="clip" changes nothing, and is faster)
+        if self.fn is None:  # an ordered sum: (terms, nodes[, batch]), added term by term
+            (idx,), (view,), (buf,), signs, flat = self.args, self.views, self.scratch, self.signs, self.flat
+            terms_shape, out_shape = (idx.shape[0], -1), (idx.shape[1], *src.shape[1:])
+
+            def run_sum() -> None:
+                terms = view if view is not None else take(idx, axis=0, out=buf, mode="clip")
+                if signs is not None:
+                    terms *= signs
+                if flat is not None:  # added up right into the value rows
+                    ordered_sum(np, terms.reshape(terms_shape), flat)
+                else:
+                    dest[...] = ordered_sum(np, terms.reshape(terms_shape)).reshape(out_shape)
+                if spread is not None:
+                    spread[...] = dest
+
+            return run_sum
+        call, views = self.call_forward, self.views
+        parts = list(zip(views, self.rows, self.scratch))
+        on_views = all(view is not None for view in views)
+
+        def run_op() -> None:
+            out = call(
+                views
+                if on_views
+                else [v if v is not None else take(r, axis=0, out=b, mode="clip") for v, r, b in parts]
+            )
+            dest[...] = out
+            if spread is not None:
+                spread[...] = out
+
+        return run_op
+
+    def backward_step(self) -> Callable[[], None]:
+        """This group's backward, its arrays bound: its gradient rows ``g`` handed to each term
+        (an ordered sum: ``sign * g``) or through the op's backward, to where ``into`` says."""
+        np, g, into = load_numpy(), self.g, self.into
+        if self.fn is None:
+            terms = [to for to in into if to is not None]  # (a sum's edges all lead somewhere)
+
+            def run_sum() -> None:
+                for target, key, signs in terms:
+                    if signs is None:
+                        target[key] = g
+                    elif key is ...:  # contribution slots: (terms, nodes[, batch]), a view
+                        np.multiply(signs, g, out=target)
+                    else:  # (terms, nodes) rows of gradients
+                        target[key] = signs * g
+
+            return run_sum
+        call = self.call_backward
+
+        def run_op() -> None:
+            for to, dx in zip(into, call(g)):
+                if to is not None:  # None: no gradient; -0.0 adds nothing, signed zeros included
+                    to.array[to.key] = -0.0 if dx is None else dx
+
+        return run_op
+
+    def call_backward(self, g: Any) -> list[Any]:
+        """The op's own backward on arrays: one gradient per operand (None for none)."""
+        fn = self.fn
+        assert fn is not None and self.ctx is not None
+        try:
+            grads = fn.backward(self.ctx, g)
+        except Exception as exc:
+            raise CompileError(
+                f"cannot replay {fn.name}.backward on numpy arrays ({exc}); {HOW_TO_FIX}"
+            ) from exc
+        if not isinstance(grads, (tuple, list)):
+            grads = (grads,)
+        # Kept until the next step's backward replaces them, as ``ctx`` keeps the forward's output:
+        # large arrays freed at every step shrink the heap, which the next step page-faults back in;
+        # held, the heap stays as large as a step needs and the next step's arrays reuse it.
+        self.kept = grads
+        if len(grads) != len(self.template):
+            raise CompileError(
+                f"{fn.name}.backward returned {len(grads)} gradient(s) for {len(self.template)} input(s)"
+            )
+        return grads if self.plain else [grads[i] for i in self.positions]
+
+
+class Gather:
+    """Gradients of several nodes, each the ordered sum of its contribution slots."""
+
+    __slots__ = (
+        "dest",
+        "flat",
+        "into",
+        "lead",
+        "scratch",
+        "shared",
+        "slots",
+        "source",
+        "src",
+        "targets",
+        "view",
+        "wide",
+    )
+
+    def __init__(self, targets: Any, slots: Indices, shared: tuple[bool, ...], wide: bool) -> None:
+        self.targets = targets  # where the sums go: rows (a slice when consecutive)
+        self.slots = slots  # (uses, nodes): contribution slots, in the order backward adds them
+        self.shared = shared  # (batched) per use: the same contribution for every sample
+        self.wide = wide  # (batched) write whole rows (else one column: the samples share the sums)
+        # into the nodes' gradients (""), or the step's array of that name: the parameters'
+        # gradients ("_grads") or (batched) their shared prefixes ("_prefix", see after_shared)
+        self.into = ""
+        # Per allocation (run.py's CompiledStep.bind): the array its contributions are taken into, when
+        # there are several of one kind; where the sums go (``dest``, its rows ``view`` when they
+        # are a slice, ``flat`` when one flat view of them takes a reduction's result); ``lead``,
+        # the count of leading shared contributions (-1: one reduction over all); ``src``, the
+        # contributions the reduction reads, or (mixed) the shared ones' column.
+        self.scratch: Any = None
+        self.dest: Any = None
+        self.view: Any = None
+        self.flat: Any = None
+        self.lead = -1
+        self.src: Any = None
+        # (per allocation) when every contribution is one engine op's gradient for one operand:
+        # (its group, the index of that gradient, the slots counted from its first); see
+        # run.read_at_source
+        self.source: Source | None = None
+
+
+class Source(NamedTuple):
+    """Where a gather reads its contributions when they are all one engine op's gradients for
+    one operand: that op's ``group``, the ``position`` of the gradient in its ``kept`` ones, and the
+    ``slots`` of the contributions counted from the first of that group's."""
+
+    group: Group
+    position: int
+    slots: Any
+
+
+def as_index(np: Any, rows: Any) -> Any:
+    """Rows of an array: a slice when they are consecutive (a view, no copy), else an index array."""
+    return as_block(np, rows) or np.array(rows, dtype=np.intp)
+
+
+def ordered_sum(np: Any, m: Floats, out: Floats | None = None) -> Floats:
+    """The rows of ``m`` added first to last, as a chain of ``+`` adds them, starting from
+    -0.0, the identity of addition (the eager engine starts from the first term, and
+    -0.0 + x is x exactly, signed zeros included).  numpy reduces the outer axis of a
+    C-ordered array row by row, a single column pairwise (hence accumulate).  ``out``:
+    a 1-D array of ``m``'s row length to write the sums into."""
+    if m.shape[0] > 1 and m.shape[1] > 1:
+        return np.add.reduce(m, axis=0, initial=-0.0, out=out)  # type: ignore[no-any-return]
+    row: Floats = m[0] if m.shape[0] == 1 else np.add.accumulate(m[:, 0])[-1:]
+    if out is None:
+        return row
+    out[...] = row
+    return out
+
+
+def sum_uses(np: Any, gather: Gather, src: Floats, slots: Indices) -> None:
+    """A gather's one reduction: the contributions at ``slots`` (uses, nodes) of ``src``, taken
+    into the gather's own array, each node's added first to last into its rows of ``dest``."""
+    (u, k), terms = slots.shape, src.take(slots, axis=0, out=gather.scratch, mode="clip")
+    if gather.flat is not None:
+        ordered_sum(np, terms.reshape(u, -1), gather.flat)
+    else:
+        gather.dest[gather.targets] = ordered_sum(np, terms.reshape(u, -1)).reshape(k, *src.shape[1:])
+
+
+def as_block(np: Any, rows: Any) -> slice | None:
+    """``rows``, an array of slots, as a slice when they are consecutive in their order."""
+    flat = np.ravel(rows)
+    if flat.size and (flat == np.arange(flat[0], flat[0] + flat.size)).all():
+        return slice(int(flat[0]), int(flat[0]) + flat.size)
+    return None
+
+
+def write_to(np: Any, dest: Floats, rows: Any, tail: tuple[int, ...]) -> Target:
+    """Where an op's gradients for ``rows`` of ``dest`` go: a ``Target``, its key ``...`` for a
+    view of consecutive rows, else the rows.  Into the parameters' gradients, which a batched
+    step holds transposed (one row per sample), numpy writes a view along its contiguous axis,
+    reading the gradients ``8 * batch`` bytes apart: when that stride is a multiple of 256 bytes
+    (a batch of 32, 64, ...) or the block is large, the reads evict each other from the cache
+    and row by row, through the rows as an index, is up to 2.5x faster."""
+    if type(rows) is not slice:
+        return Target(dest, rows)
+    transposed = dest.ndim == 2 and dest.strides[0] < dest.strides[1]  # (one row per sample)
+    if transposed and (rows.stop - rows.start > 512 or (8 * tail[0]) % 256 == 0):
+        return Target(dest, np.arange(rows.start, rows.stop))
+    return Target(dest[rows], ...)

@@ -1,0 +1,43 @@
+"""Derivatives as functions: ``grad(outputs, inputs)`` (``torch.autograd.grad``), ``gradcheck``,
+and the function transforms (``torch.func``'s ``grad(f)``, ``jvp``, ``jacobian``, ``hessian``).
+
+* ``reverse``: ``grad``, ``backward`` and ``topological_order`` over Values, reverse mode;
+* ``gradcheck``: ``gradcheck`` and ``gradgradcheck``, the engine's rules against central differences;
+* ``transforms``: ``grad(f)``, ``value_and_grad``, ``vjp``, ``jacrev``, ``hessian`` (reverse mode)
+  and ``jvp``, ``jacfwd``, ``hvp`` (forward mode, from the ops' one ``backward``).
+
+``micrograd.func.grad`` is the transform; ``micrograd.grad`` is ``reverse.grad``.  May import:
+``engine``, ``_core``, ``ops`` and ``math``; ``viz`` only inside ``explain_jvp``, when called.
+
+>>> from micrograd import func
+>>> func.grad(lambda x: x * x * x)(2.0)
+12.0
+"""
+
+from .transforms import (
+    TracedValueReadWarning,
+    explain_jvp,
+    grad,
+    hessian,
+    hvp,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    value_and_grad,
+    vjp,
+)
+
+__all__ = [
+    "TracedValueReadWarning",
+    "explain_jvp",
+    "grad",
+    "hessian",
+    "hvp",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
+    "jvp",
+    "value_and_grad",
+    "vjp",
+]

@@ -1,0 +1,157 @@
+"""The op catalogue beyond the lecture's five (``engine.py`` has ``+``, ``*``, ``**``, ``tanh``, ``relu``).
+
+Each op is a ``Function``, its ``forward`` beside its ``backward``, and the line that makes it a
+method of ``Value`` follows it, as the lecture adds its ops.  Importing this package runs those
+lines: it is the one place where ``Value`` gets its methods beyond the lecture's.
+
+* ``basic``: ``-``, ``/``, ``Value ** Value``, ``abs``, ``exp``, ``log``, ``sqrt``, ``sigmoid``,
+  ``sin``, ``cos``, ``leaky_relu``, ``elu``, ``softplus``, comparisons, and the few ops of many
+  operands a neuron and a loss use (``sum``, ``dot``, ``Pick``);
+* ``scientific``: ``tan`` to ``erf``, the roundings, ``clamp``, ``atan2``, ``maximum``, ``%``, ``//``;
+* ``activations``: ``gelu``, ``silu``, ``mish``, ``hardtanh``, ``relu6``, ``softsign``, ``selu``, ``celu``;
+* ``reductions``: ``max``, ``min``, ``logsumexp``, ``softmax``, ``log_softmax`` of a list.
+
+May import: ``engine``, ``_core`` and ``math``; never func, compile, viz, exercises or nn.
+
+>>> from micrograd import Value
+>>> x = Value(2.0)
+>>> y = (x.exp() - x / 4).log()
+>>> y.backward()
+>>> round(x.grad, 6)
+1.036289
+"""
+
+from . import activations as activations
+from . import reductions as reductions
+from . import scientific as scientific
+from .activations import CELU, GELU, SELU, Hardtanh, LogSigmoid, Mish, ReLU6, SiLU, Softsign
+from .basic import (
+    ELU,
+    Abs,
+    Cos,
+    DetachedMax,
+    Div,
+    Dot,
+    Exp,
+    Expm1,
+    LeakyReLU,
+    Log,
+    Log1p,
+    Neg,
+    Pick,
+    Pow,
+    Sigmoid,
+    Sin,
+    Softplus,
+    Sqrt,
+    Sub,
+    Sum,
+    dot,
+    sum,  # noqa: A004 - torch.sum's name
+    weighted_sum,
+)
+from .reductions import LogSumExp, Max, Min
+from .scientific import (
+    Acos,
+    Acosh,
+    Asin,
+    Asinh,
+    Atan,
+    Atan2,
+    Atanh,
+    Ceil,
+    Clamp,
+    Cosh,
+    Erf,
+    Erfc,
+    Exp2,
+    Floor,
+    FloorDivide,
+    Fmod,
+    Frac,
+    Hypot,
+    Log2,
+    Log10,
+    LogAddExp,
+    Maximum,
+    Minimum,
+    Reciprocal,
+    Remainder,
+    Round,
+    Rsqrt,
+    Sign,
+    Sinh,
+    Square,
+    Tan,
+    Trunc,
+)
+
+__all__ = [
+    "CELU",
+    "ELU",
+    "GELU",
+    "SELU",
+    "Abs",
+    "Acos",
+    "Acosh",
+    "Asin",
+    "Asinh",
+    "Atan",
+    "Atan2",
+    "Atanh",
+    "Ceil",
+    "Clamp",
+    "Cos",
+    "Cosh",
+    "DetachedMax",
+    "Div",
+    "Dot",
+    "Erf",
+    "Erfc",
+    "Exp",
+    "Exp2",
+    "Expm1",
+    "Floor",
+    "FloorDivide",
+    "Fmod",
+    "Frac",
+    "Hardtanh",
+    "Hypot",
+    "LeakyReLU",
+    "Log",
+    "Log1p",
+    "Log2",
+    "Log10",
+    "LogAddExp",
+    "LogSigmoid",
+    "LogSumExp",
+    "Max",
+    "Maximum",
+    "Min",
+    "Minimum",
+    "Mish",
+    "Neg",
+    "Pick",
+    "Pow",
+    "ReLU6",
+    "Reciprocal",
+    "Remainder",
+    "Round",
+    "Rsqrt",
+    "SiLU",
+    "Sigmoid",
+    "Sign",
+    "Sin",
+    "Sinh",
+    "Softplus",
+    "Softsign",
+    "Sqrt",
+    "Square",
+    "Sub",
+    "Sum",
+    "Tan",
+    "Trunc",
+    "dot",
+    "sum",
+    "weighted_sum",
+]

@@ -1,0 +1,388 @@
+"""Seeing the graph: ``draw_dot`` (Graphviz), ``render`` (PNG/SVG) and ``explain`` (the chain rule, in text).
+
+Graphviz is imported lazily, inside the functions that need it, so
+``import micrograd`` works without it; ``explain`` needs nothing at all.
+
+Colours, by the role of a Value in the graph:
+
+================  ===========  ====================================================
+role              fill         which Values
+================  ===========  ====================================================
+output            light green  the root(s) passed to ``draw_dot``
+parameter         orange       leaves listed in ``params=`` (e.g. ``model.parameters()``);
+                               without ``params``, the unlabelled leaves you made
+                               (``Value(0.3)``, a Module's weights)
+named leaf        light blue   other leaves with a label (inputs)
+constant          grey         numbers the engine made into leaves (the 2 in ``2 * x``);
+                               with ``params``, the other unlabelled leaves too
+intermediate      white        results of ops
+================  ===========  ====================================================
+
+Each Value is a record ``label | data | grad`` (``#i`` stands in for a missing
+label, ``i`` being the Value's position in the forward order, the same numbers
+``explain`` prints); each op is a small ellipse between its operands and its
+result, with its in-edges in operand order.
+
+>>> from micrograd import Value
+>>> from micrograd.viz import explain
+>>> a = Value(2.0, label="a"); b = Value(-3.0, label="b")
+>>> L = a * b; L.label = "L"
+>>> explain(L)  # doctest: +NORMALIZE_WHITESPACE
+Backpropagation from L = -6.0000 through 3 Values, in backward order.
+Each operand receives: local derivative * upstream gradient (contributions add up).
+<BLANKLINE>
+L = a * b  data -6.0000  upstream dL/dL = 1.0000 (the seed)
+    a  local dL/da = -3.0000 * 1.0000 = -3.0000  dL/da so far -3.0000
+    b  local dL/db = 2.0000 * 1.0000 = 2.0000  dL/db so far 2.0000
+<BLANKLINE>
+Gradients of L with respect to the leaves:
+    a  data 2.0000  dL/da = -3.0000
+    b  data -3.0000  dL/db = 2.0000
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..engine import Value
+from ..files import write_atomically
+from .graph_model import (
+    COLOURS,
+    DEFAULT_MAX_NODES,
+    BackwardStep,
+    BackwardTrace,
+    Contribution,
+    GraphModel,
+    GraphTooLargeError,
+    Roots,
+    as_values,
+    backward_steps,
+    d_of,
+    expression,
+    fmt,
+    graph_model,
+    names_of,
+    role,
+)
+
+__all__ = [
+    "COLOURS",
+    "DEFAULT_MAX_NODES",
+    "BackwardStep",
+    "BackwardTrace",
+    "Contribution",
+    "GraphTooLargeError",
+    "GraphvizNotFoundError",
+    "GraphvizTimeoutError",
+    "as_values",
+    "backward_steps",
+    "d_of",
+    "draw_dot",
+    "explain",
+    "expression",
+    "fmt",
+    "names_of",
+    "render",
+    "role",
+]
+
+FORMATS = ("png", "svg", "pdf")
+RANKDIRS = ("LR", "TB", "RL", "BT")
+
+INSTALL_HINT = (
+    "install Graphviz, which provides it: `sudo apt-get install graphviz` (Debian/Ubuntu), "
+    "`brew install graphviz` (macOS), `conda install graphviz` (conda) or "
+    "`winget install graphviz` (Windows), then make sure `dot` is on your PATH"
+)
+
+
+class GraphvizNotFoundError(RuntimeError):
+    """Graphviz's ``dot`` executable is missing; the ``.dot`` source was saved instead."""
+
+
+def _graphviz() -> Any:
+    try:
+        import graphviz
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "drawing graphs needs the graphviz Python package: `pip install graphviz` "
+            "(or `pip install micrograd-next[demos]`); Graphviz's `dot` program is needed too: "
+            + INSTALL_HINT
+        ) from None
+    return graphviz
+
+
+def _escape(text: str, record: bool) -> str:
+    r"""Text as a DOT label: backslashes and quotes always escaped; in a record, also the
+    characters that delimit fields and ports (``{ } | < >``); line breaks as DOT's ``\n``."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    if record:
+        for ch in "{}|<>":
+            text = text.replace(ch, "\\" + ch)
+    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n").replace("\t", " ")
+
+
+def draw_dot(
+    root: Roots,
+    format: str = "png",  # noqa: A002 - graphviz's own name for it
+    rankdir: str = "LR",
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    params: Iterable[Value] | None = None,
+) -> Any:
+    """The graph that computed ``root`` as a ``graphviz.Digraph``.
+
+    One record per Value (label, data, grad), one small node per op, edges in
+    operand order; colours by role (see the module docstring), ``params``
+    marking the leaves to show as parameters.  The DOT text is deterministic:
+    nodes are named by their position in the forward order, so the same graph
+    gives byte-identical ``.source`` on every run.  More than ``max_nodes``
+    Values raise ``GraphTooLargeError`` (``max_nodes=None``: no limit).
+
+    >>> from micrograd import Value
+    >>> x = Value(3.0, label="x"); y = x * x; y.label = "y"
+    >>> dot = draw_dot(y)          # dot.render("graph") writes graph.png; see also render()
+    >>> print(dot.source.splitlines()[4].strip())
+    n0 [label="{ x | data 3.0000 | grad 0.0000 }" fillcolor="#a5d8ff" shape=record]
+    """
+    if format not in FORMATS:
+        raise ValueError(f"draw_dot: format must be one of {', '.join(FORMATS)}; got {format!r}")
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"draw_dot: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
+    return dot_graph(graph_model(root, params, max_nodes, "draw_dot"), format, rankdir)
+
+
+def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR", stacked: bool = False) -> Any:  # noqa: A002
+    """``model`` as a ``graphviz.Digraph``: ``draw_dot``'s picture.  ``stacked``: each record's
+    fields one above the other and the op names as large as the numbers, as the explorer draws
+    them (about two thirds of the width: the lecture's graph fits a laptop's window at 12 px)."""
+    graphviz = _graphviz()
+    dot = graphviz.Digraph(
+        format=format,
+        graph_attr={"rankdir": rankdir},
+        node_attr={"style": "filled", "fontname": "Helvetica", "fontsize": "11"},
+        edge_attr={"arrowsize": "0.6"},
+    )
+    for v in model.order:
+        fields = f"{_escape(model.names[v], True)} | data {fmt(v.data)} | grad {fmt(v.grad)}"
+        # rankdir LR lays a record's fields out top to bottom; braces turn them side by side
+        label = fields if stacked else f"{{ {fields} }}"
+        # nohtml: a label is text, never Graphviz's HTML-like label (<...>), whatever a name holds
+        node_label = graphviz.nohtml(label)
+        dot.node(model.id(v), label=node_label, shape="record", fillcolor=COLOURS[model.roles[v]])
+        if v._prev:
+            op_id = model.id(v) + "_op"
+            # ordering=in keeps the in-edges, hence the operands, in the order they are listed.
+            op = graphviz.nohtml(_escape(v._op or "?", False))
+            size = "11" if stacked else "10"
+            dot.node(op_id, label=op, shape="ellipse", fillcolor="#f1f3f5", ordering="in", fontsize=size)
+            for child in v._prev:
+                dot.edge(model.id(child), op_id)
+            dot.edge(op_id, model.id(v))
+    return dot
+
+
+def _target(path: str | Path, fmt: str | None) -> tuple[Path, str]:
+    path = Path(path)
+    suffix = path.suffix.lower().lstrip(".")
+    if fmt is None:
+        if suffix not in FORMATS:
+            raise ValueError(
+                f"render: cannot tell the format from {str(path)!r}; "
+                f"end the path with .{', .'.join(FORMATS)} or pass format="
+            )
+        return path, suffix
+    if fmt not in FORMATS:
+        raise ValueError(f"render: format must be one of {', '.join(FORMATS)}; got {fmt!r}")
+    if suffix in FORMATS and suffix != fmt:
+        raise ValueError(f"render: the path {str(path)!r} ends in .{suffix} but format={fmt!r}")
+    return (path if suffix == fmt else path.with_name(path.name + "." + fmt)), fmt
+
+
+#: Graphviz attributes ``render`` adds to bound the layout's effort: at most (number of nodes)
+#: iterations of network simplex, for ranking (``nslimit1``) and for x coordinates (``nslimit``).
+#: Unbounded, network simplex dominates the layout of long chains with a shared operand
+#: (``v = v * x + c`` in a loop: 4 s at 122 Values, minutes at 181); bounded, the same graphs lay
+#: out in under a second, and the pictures of ordinary graphs (an MLP sample) are unchanged.
+LAYOUT_LIMITS = {"nslimit": "1", "nslimit1": "1"}
+
+#: Seconds ``render`` lets Graphviz's ``dot`` run before stopping it (``timeout=None``: no limit).
+DEFAULT_RENDER_TIMEOUT = 8.0
+
+
+class GraphvizTimeoutError(TimeoutError):
+    """Graphviz's ``dot`` took longer than ``render``'s ``timeout`` and was stopped; the ``.dot``
+    source was saved, and the message says how to get a picture anyway."""
+
+
+def _check_timeout(timeout: object) -> float | None:
+    import numbers
+
+    if timeout is None:
+        return None
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, numbers.Real)
+        or not 0 < float(timeout) < math.inf
+    ):
+        raise ValueError(f"render: timeout must be a positive number of seconds or None, got {timeout!r}")
+    return float(timeout)
+
+
+def _make_parent(target: Path) -> None:
+    """Create the directories above ``target`` that are missing, with a clear error if one is a file."""
+    parent = target.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocked = next((p for p in (parent, *parent.parents) if p.exists() and not p.is_dir()), None)
+        why = f"{str(blocked)!r} is a file, not a directory" if blocked else exc.strerror
+        raise OSError(
+            exc.errno, f"render: cannot create the directory {str(parent)!r}: {why}", str(target)
+        ) from exc
+
+
+def _save_source(source: str, path: Path) -> str:
+    """Save the DOT source for the user to render by hand; the sentence to add to an error message.
+    A failure to save it is reported in that sentence, so the error being raised stays the original one."""
+    try:
+        write_atomically(path, source.encode("utf-8"), "render")
+    except OSError as exc:
+        return f"the DOT source could not be saved either ({exc})"
+    return f"the graph's DOT source is saved in {str(path)!r}"
+
+
+def render(
+    root: Roots,
+    path: str | Path,
+    format: str | None = None,  # noqa: A002 - graphviz's own name for it
+    rankdir: str = "LR",
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    params: Iterable[Value] | None = None,
+    timeout: float | None = DEFAULT_RENDER_TIMEOUT,
+) -> Path:
+    """Draw the graph of ``root`` into ``path`` (PNG, SVG or PDF) and return the path written.
+
+    The format comes from the path's suffix, or from ``format`` (the suffix is
+    then added if missing).  Missing directories above ``path`` are created.
+    The file is written atomically (a temporary file in the same directory,
+    renamed over ``path``): a failure leaves no partial picture behind.
+
+    Graphviz's layout effort is bounded (``LAYOUT_LIMITS``), and ``dot`` is
+    stopped after ``timeout`` seconds (``None``: no limit) with a
+    ``GraphvizTimeoutError`` that says how to get a picture anyway.  If ``dot``
+    is missing, fails or is stopped, the DOT source is written next to the
+    target (``graph.png`` -> ``graph.dot``); ``GraphvizNotFoundError`` says how
+    to install Graphviz.
+
+    >>> from micrograd import Value
+    >>> import tempfile, pathlib
+    >>> x = Value(3.0, label="x"); y = (x * x).relu()
+    >>> out = render(y, pathlib.Path(tempfile.mkdtemp()) / "graph.png")
+    >>> out.name, out.read_bytes()[:4]
+    ('graph.png', b'\\x89PNG')
+    """
+    import subprocess
+
+    target, fmt = _target(path, format)
+    seconds = _check_timeout(timeout)
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"render: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
+    model = graph_model(root, params, max_nodes, "render")
+    dot = dot_graph(model, fmt, rankdir)
+    dot.graph_attr.update(LAYOUT_LIMITS)
+    source = dot.source
+    _make_parent(target)
+    source_path = target.with_suffix(".dot")
+    try:
+        # dot itself rather than graphviz's pipe(), which has no timeout in the versions we support
+        done = subprocess.run(
+            ["dot", f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True, timeout=seconds
+        )
+    except FileNotFoundError as exc:
+        saved = _save_source(source, source_path)
+        raise GraphvizNotFoundError(
+            f"render: Graphviz's `dot` program was not found on PATH, so {str(target)!r} was not drawn; "
+            f"{saved}. To draw it, " + INSTALL_HINT + f", "
+            f"then run `dot -T{fmt} {source_path} -o {target}` or call render() again."
+        ) from exc
+    except subprocess.TimeoutExpired as exc:  # subprocess.run has killed dot
+        saved = _save_source(source, source_path)
+        raise GraphvizTimeoutError(
+            f"render: Graphviz's `dot` did not finish drawing the graph of {len(model.order)} Values within "
+            f"{seconds:g} s and was stopped, so {str(target)!r} was not drawn; {saved}. To get a picture "
+            "anyway, draw a smaller graph: one sample (e.g. the loss of a single input instead of the whole "
+            "batch), or pass a lower max_nodes= to refuse large graphs at once; format='svg' skips the "
+            "bitmap step, slow for large pictures; timeout=None waits as long as dot needs."
+        ) from exc
+    stderr = done.stderr.decode(errors="replace").strip()
+    if done.returncode != 0:
+        saved = _save_source(source, source_path)
+        raise RuntimeError(
+            f"render: Graphviz's `dot` failed (exit status {done.returncode}): {stderr}; {saved}"
+        )
+    if stderr:
+        print(stderr, file=sys.stderr)  # dot's warnings, as graphviz's pipe() shows them
+    write_atomically(target, done.stdout, "render")
+    return target
+
+
+def explain(
+    root: Value,
+    file: TextIO | None = None,
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+) -> None:
+    """Print backpropagation through ``root``'s graph step by step, for following the chain rule by hand.
+
+    Node by node in backward order: each op's output with its upstream
+    gradient d(root)/d(output), then for each operand the local derivative
+    d(output)/d(operand), the contribution it receives (local derivative *
+    upstream gradient) and its gradient so far.  Then the leaves' gradients.
+    Unlabelled Values are called ``#i``, as in ``draw_dot``'s pictures.
+
+    ``explain`` runs its own backward pass with the ops' derivative rules: it
+    does not call ``backward`` and leaves every ``.grad`` as it was.  Prints
+    to ``file`` (default: standard output).  See the module docstring for an
+    example.
+    """
+    if not isinstance(root, Value):
+        raise TypeError(f"explain() needs a Value, got {type(root).__name__}: {root!r}")
+    trace = backward_steps(root, max_nodes)
+    out = sys.stdout if file is None else file
+    names = trace.names
+    r = names[root]
+
+    def d(num: Value, den: Value) -> str:
+        return d_of(names[num], names[den])
+
+    header = (
+        f"Backpropagation from {r} = {fmt(root.data)} through {len(trace.order)} Values, in backward order."
+    )
+    print(header, file=out)
+    print("Each operand receives: local derivative * upstream gradient (contributions add up).", file=out)
+    for step in trace.steps:
+        v, g = step.node, step.upstream
+        upstream = f"{d(root, v)} = {fmt(g)}" + (" (the seed)" if v is root else "")
+        print(f"\n{names[v]} = {expression(v, names)}  data {fmt(v.data)}  upstream {upstream}", file=out)
+        if not step.has_rule:
+            print("    (built by hand, without a derivative rule: gradients stop here)", file=out)
+            continue
+        width = max(len(names[c.operand]) for c in step.contributions)
+        for c in step.contributions:
+            print(
+                f"    {names[c.operand]:<{width}}  local {d(v, c.operand)} = {fmt(c.local)}"
+                f" * {fmt(g)} = {fmt(c.contribution)}  {d(root, c.operand)} so far {fmt(c.total)}",
+                file=out,
+            )
+    leaves = [v for v in trace.order if not v._prev and v is not root]
+    if leaves:
+        print(f"\nGradients of {r} with respect to the leaves:", file=out)
+        width = max(len(names[v]) for v in leaves)
+        for v in leaves:
+            print(
+                f"    {names[v]:<{width}}  data {fmt(v.data)}  {d(root, v)} = {fmt(trace.grads[v])}",
+                file=out,
+            )

@@ -1,0 +1,262 @@
+"""One model of a graph for every picture of it: ``explain``, ``draw_dot``/``render``, ``explore``
+and the built-in layout (``micrograd.viz.layout``) all read a ``GraphModel``.
+
+A ``GraphModel`` holds the Values of a graph in forward (topological) order, each
+with its id (``n<i>``, its position), its display name (its label, or ``#i``) and its
+role (output, parameter, named leaf, constant, intermediate: the colour it is drawn
+in).  ``backward()`` walks backpropagation through it once, with the ops' own rules
+and the engine's own loop (``micrograd.engine.backpropagate``, observed step by
+step), into a ``BackwardTrace``: the upstream gradient of every op and what each of
+its operands receives, the numbers ``explain`` prints and the explorer shows.
+
+>>> from micrograd import Value
+>>> a = Value(2.0, label="a"); L = a * a + 1; L.label = "L"
+>>> model = graph_model(L)
+>>> [(model.names[v], model.roles[v]) for v in model.order]
+[('a', 'named leaf'), ('#1', 'intermediate'), ('#2', 'constant'), ('L', 'output')]
+>>> [(model.names[s.node], s.upstream) for s in model.backward().steps]
+[('L', 1.0), ('#1', 1.0)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._core.nodes import CONSTANT, NO_GRAD
+from ..engine import Value, backpropagate, vjp
+from ..func.reverse import topological_order
+
+Roots = Value | Sequence[Value]
+
+#: Default limit on the number of Values ``draw_dot``/``render``/``explain`` accept:
+#: beyond a few hundred, Graphviz lays out slowly and the picture is unreadable.
+DEFAULT_MAX_NODES = 300
+
+
+COLOURS = {
+    "output": "#b2f2bb",
+    "parameter": "#ffc078",
+    "named leaf": "#a5d8ff",
+    "constant": "#dee2e6",
+    "intermediate": "#ffffff",
+}
+
+
+class GraphTooLargeError(ValueError):
+    """The graph has more Values than ``max_nodes`` allows (the message says how many, and what to do)."""
+
+
+#: What a GraphTooLargeError advises for a picture (``{n}``: the graph's size).
+PICTURE_ADVICE = (
+    "a graph this large lays out slowly and is unreadable as a picture. "
+    "Draw the graph of a single sample (e.g. the loss of one input instead of the whole batch), "
+    "use format='svg' to zoom in, or raise the limit with max_nodes={n} (None: no limit)."
+)
+
+
+def graph_order(roots: Roots, max_nodes: int | None, what: str, advice: str = PICTURE_ADVICE) -> list[Value]:
+    """The Values of the graph in forward order, after checking the roots and the size limit
+    (``advice``: what the ``GraphTooLargeError`` suggests, ``{n}`` standing for the size)."""
+    if max_nodes is not None and (
+        isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1
+    ):
+        raise ValueError(f"{what}: max_nodes must be a positive int or None, got {max_nodes!r}")
+    if not isinstance(roots, (Value, Sequence)):
+        raise TypeError(
+            f"{what} needs a Value or a sequence of Values, got {type(roots).__name__}: {roots!r}"
+        )
+    order = topological_order(roots)
+    if max_nodes is not None and len(order) > max_nodes:
+        raise GraphTooLargeError(
+            f"{what}: the graph has {len(order)} Values, more than max_nodes={max_nodes}; "
+            + advice.format(n=len(order))
+        )
+    return order
+
+
+def fmt(x: float) -> str:
+    """4 decimals, as micrograd shows them; scientific notation where that would hide the value."""
+    if math.isnan(x) or math.isinf(x):
+        return str(x)
+    if x == 0.0 or 1e-3 <= abs(x) < 1e6:
+        return f"{x:.4f}"
+    return f"{x:.4e}"
+
+
+def names_of(order: list[Value]) -> dict[Value, str]:
+    """A display name per Value: its label, or ``#i`` (its position in the forward order)."""
+    return {v: v.label or f"#{i}" for i, v in enumerate(order)}
+
+
+def role(v: Value, outputs: set[Value], params: set[Value]) -> str:
+    """What ``v`` is in the picture: an output, an intermediate, a parameter, a named leaf or a
+    constant.  Without ``params``, a leaf you made (``Value(0.3)``, a Module's weight) that has no
+    label is a parameter, and a number the engine lifted into a leaf (the 2 of ``x * 2``) a constant."""
+    if v in outputs:
+        return "output"
+    if v._prev:
+        return "intermediate"
+    if v in params:
+        return "parameter"
+    if v.label:
+        return "named leaf"
+    return "parameter" if not params and v._op not in (CONSTANT, NO_GRAD) else "constant"
+
+
+def as_values(values: Value | Iterable[Value] | None, what: str) -> set[Value]:
+    if values is None:
+        return set()
+    if isinstance(values, Value):
+        return {values}
+    result: set[Value] = set()
+    for i, v in enumerate(values):
+        if not isinstance(v, Value):
+            raise TypeError(f"{what}[{i}] must be a Value, got {type(v).__name__}: {v!r}")
+        result.add(v)
+    return result
+
+
+_INFIX = ("+", "-", "*", "/", "**")
+
+
+def d_of(num: str, den: str) -> str:
+    """``dL/da``, ``d(#5)/d(#2)``: explain's notation for a derivative of one named Value by another."""
+    return f"d{num if len(num) == 1 else f'({num})'}/d{den if len(den) == 1 else f'({den})'}"
+
+
+def expression(v: Value, names: dict[Value, str]) -> str:
+    """``v``'s op written out with its operands' names: ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
+    args = [names[c] for c in v._prev]
+    op = v._op or "?"
+    if (op in _INFIX and len(args) == 2) or (op in ("+", "*") and len(args) > 2):  # n-ary: micrograd.sum
+        return f" {op} ".join(args)
+    if op.startswith("**") and len(args) == 1:
+        return f"{args[0]}{op}"
+    if op == "neg" and len(args) == 1:
+        return f"-{args[0]}"
+    return f"{op}({', '.join(args)})"
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """What one operand receives at one backward step: ``local * upstream = contribution``."""
+
+    operand: Value
+    local: float  # d(node)/d(operand), the op's local derivative
+    contribution: float  # local derivative * upstream gradient, as the op's rule computes it
+    total: float  # d(root)/d(operand) so far: the running sum of its contributions
+
+
+@dataclass(frozen=True)
+class BackwardStep:
+    """One node of the backward pass: its upstream gradient d(root)/d(node) and what each operand receives.
+
+    ``contributions`` is empty for a node built by hand without a derivative rule
+    (``has_rule`` False): gradients stop there."""
+
+    node: Value
+    upstream: float
+    contributions: tuple[Contribution, ...]
+    has_rule: bool
+
+
+@dataclass(frozen=True)
+class BackwardTrace:
+    """Backpropagation through a graph, step by step: what ``explain`` prints and the explorer shows.
+
+    ``order`` is the forward (topological) order, ``names`` the display name of
+    each Value (its label, or ``#i`` for its position in ``order``), ``steps``
+    the ops in backward order and ``grads`` d(root)/d(v) for every Value."""
+
+    root: Value
+    order: list[Value]
+    names: dict[Value, str]
+    steps: list[BackwardStep]
+    grads: dict[Value, float]
+
+
+def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> BackwardTrace:
+    """Run backpropagation through ``root``'s graph with the ops' own derivative rules,
+    recording every step; every ``.grad`` is left as it was.
+
+    >>> from micrograd import Value
+    >>> a = Value(2.0, label="a"); L = a * a; L.label = "L"
+    >>> trace = backward_steps(L)
+    >>> [(c.local, c.total) for c in trace.steps[0].contributions]
+    [(2.0, 2.0), (2.0, 4.0)]
+    """
+    if not isinstance(root, Value):
+        raise TypeError(f"backward_steps() needs a Value, got {type(root).__name__}: {root!r}")
+    return graph_model(root, max_nodes=max_nodes, what="backward_steps").backward()
+
+
+def walk(root: Value, order: list[Value], names: dict[Value, str]) -> BackwardTrace:
+    """The engine's own backward pass from ``root`` (``order``: its graph), observed step by step."""
+    steps: list[BackwardStep] = []
+
+    def record(v: Value, g: float, received: Sequence[Any] | None, grads: dict[Value, Any]) -> None:
+        """One step of the engine's own backward pass, as it happens, with the local derivatives."""
+        if received is None:
+            steps.append(BackwardStep(v, g, (), False))  # built by hand without a rule
+            return
+        local = vjp(v, 1.0)  # the op's rule asked with 1: its local derivatives
+        parts: list[Contribution] = []
+        now: dict[Value, Any] = {}  # what each operand has after each contribution of this step
+        for child, loc, contrib in zip(v._prev, local, received):
+            contrib = 0.0 if contrib is None else contrib
+            before = now[child] if child in now else grads[child]  # (None: nothing yet)
+            now[child] = contrib if before is None else before + contrib  # as the engine adds it
+            parts.append(Contribution(child, 0.0 if loc is None else loc, contrib, now[child]))
+        steps.append(BackwardStep(v, g, tuple(parts), True))
+
+    grads = backpropagate({root: 1.0}, observe=record)
+    totals = {v: 0.0 if grads[v] is None else grads[v] for v in order}
+    return BackwardTrace(root, order, names, steps, totals)
+
+
+@dataclass(frozen=True)
+class GraphModel:
+    """A graph as the pictures read it: ``order``, its Values in forward order; ``index``, each
+    one's position (its id is ``n<index>``); ``names`` and ``roles`` (see ``role``);
+    ``outputs``, the roots.  Made by ``graph_model``."""
+
+    outputs: tuple[Value, ...]
+    order: list[Value]
+    index: dict[Value, int]
+    names: dict[Value, str]
+    roles: dict[Value, str]
+
+    def id(self, v: Value) -> str:
+        """``v``'s id in every picture: ``n<i>``, its position in the forward order."""
+        return f"n{self.index[v]}"
+
+    def backward(self) -> BackwardTrace:
+        """Backpropagation from the one output, step by step (the ``.grad`` fields are left alone)."""
+        if len(self.outputs) != 1:
+            raise ValueError(f"a backward pass starts from one output, this graph has {len(self.outputs)}")
+        return walk(self.outputs[0], self.order, self.names)
+
+
+def graph_model(
+    roots: Roots,
+    params: Iterable[Value] | None = None,
+    max_nodes: int | None = DEFAULT_MAX_NODES,
+    what: str = "graph_model",
+    advice: str = PICTURE_ADVICE,
+) -> GraphModel:
+    """The ``GraphModel`` of the graph that computed ``roots``; ``params`` marks the leaves drawn
+    as parameters; more than ``max_nodes`` Values raise ``GraphTooLargeError`` naming ``what``
+    and giving ``advice``."""
+    order = graph_order(roots, max_nodes, what, advice)
+    outputs = as_values(roots, f"{what}: root")
+    param_set = as_values(params, f"{what}: params")
+    return GraphModel(
+        outputs=tuple(v for v in order if v in outputs),
+        order=order,
+        index={v: i for i, v in enumerate(order)},
+        names=names_of(order),
+        roles={v: role(v, outputs, param_set) for v in order},
+    )
