@@ -43,6 +43,10 @@ row with one number per sample, so each group's op runs once on 2-D arrays
 of one column), and the step returns the mean (or the sum) of the samples' losses and
 gradients, the eager engine's loop over the samples, bit for bit.
 
+May import: ``engine``, ``_core``, ``ops``, ``math`` and ``func``; never viz, exercises or nn.
+``micrograd.compile`` is this package's ``compile`` (the package is ``compiler``: a function and
+a package cannot share one name once the package loads on first use).
+
 >>> from micrograd import Value
 >>> w = Value(0.5)
 >>> step = compile(lambda x, y: ((w * x - y) ** 2), (1.0, 2.0), params=[w])

@@ -1,0 +1,195 @@
+"""The package's layout is its architecture: a short top level of folders that say what they hold,
+``import micrograd`` that loads only the engine, the ops and the math, every public name still
+importable, and imports that point one way, down the layers."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import micrograd
+
+ROOT = Path(micrograd.__file__).resolve().parent
+REPO = ROOT.parent
+FOLDERS = ("_core", "ops", "math", "func", "compiler", "viz", "exercises")
+# Layers, bottom up: a module may import its own layer and those below it, never one above.
+LAYERS = {
+    "micrograd._core": 0,
+    "micrograd.math": 0,
+    "micrograd.engine": 1,
+    "micrograd.ops": 2,
+    "micrograd.func": 3,
+    "micrograd.scopes": 3,
+    "micrograd.files": 3,
+    "micrograd.compiler": 4,
+    "micrograd.exercises": 4,
+    "micrograd.viz": 4,
+    "micrograd.nn": 5,
+}
+# An upward import made inside a function, when it is called, and why.
+LAZY_UPWARD = {
+    (
+        "micrograd.func.transforms",
+        "micrograd.viz.dot",
+    ): "explain_jvp writes its steps with the pictures' names",
+}
+
+
+def test_the_top_level_is_a_dozen_entries_each_folder_saying_what_it_holds_and_may_import() -> None:
+    entries = sorted(p.name for p in ROOT.iterdir() if p.name != "__pycache__")
+    assert len(entries) <= 14, entries  # 12 and __init__.py, py.typed
+    for folder in FOLDERS:
+        doc = ast.get_docstring(ast.parse((ROOT / folder / "__init__.py").read_text()))
+        assert doc and len(doc) > 200 and "May import" in doc, folder
+    assert not (ROOT / "demos").exists()  # the demos are the repository's, above micrograd and nn
+
+
+def loaded_by(statement: str) -> set[str]:
+    """The modules of micrograd (and the heavy third-party ones) a fresh interpreter has after ``statement``."""
+    code = f"import sys\n{statement}\nprint(' '.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    return set(out.stdout.split())
+
+
+def test_import_micrograd_loads_the_engine_the_ops_and_the_math_and_nothing_else() -> None:
+    modules = loaded_by("import micrograd")
+    ours = {m for m in modules if m.split(".")[0] in ("micrograd", "nn", "demos")}
+    allowed = ("micrograd._core", "micrograd.ops", "micrograd.math")
+    assert all(m in ("micrograd", "micrograd.engine") or m.startswith(allowed) for m in ours), sorted(ours)
+    assert len(ours) <= 20, sorted(ours)
+    assert not modules & {"numpy", "graphviz", "nn", "subprocess", "json", "html"}, sorted(modules)
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("explore", "micrograd.viz.explorer"),
+        ("render", "micrograd.viz.dot"),
+        ("compile", "micrograd.compiler"),
+        ("grad", "micrograd.func.reverse"),
+        ("gradcheck", "micrograd.func.gradcheck"),
+        ("exercises", "micrograd.exercises"),
+        ("nn", "nn"),
+        ("scopes", "micrograd.scopes"),
+    ],
+)
+def test_the_rest_loads_on_first_use(name: str, module: str) -> None:
+    before = loaded_by("import micrograd")
+    after = loaded_by(f"import micrograd\nmicrograd.{name}")
+    assert module not in before and module in after
+
+
+def test_every_name_importable_before_still_imports() -> None:
+    for name in [*micrograd.__all__, "compile", "explore", "sum", "dot", "math", "func", "exercises", "nn"]:
+        assert getattr(micrograd, name) is not None, name
+    assert callable(micrograd.compile) and callable(micrograd.explore)
+    from micrograd.engine import Value  # karpathy's imports
+    from micrograd.nn import MLP, Layer, Neuron
+
+    assert Value is micrograd.Value and MLP and Layer and Neuron
+    from micrograd.exercises import check
+    from micrograd.func import grad, hessian, jacobian, jvp
+    from micrograd.math import exp, log_softmax, where
+    from micrograd.scopes import record_scopes
+
+    assert all(
+        callable(f) for f in (check, grad, hessian, jacobian, jvp, exp, log_softmax, where, record_scopes)
+    )
+    assert micrograd.scopes.record_scopes is record_scopes
+    with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+        micrograd.nothing_here  # noqa: B018
+    assert {"explore", "compile", "nn"} <= set(dir(micrograd))
+
+
+def module_of(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """The absolute names of the modules ``path`` imports at run time (not for the type checker only)."""
+    tree = ast.parse(path.read_text())
+    for block in ast.walk(tree):
+        if isinstance(block, ast.If) and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            block.body = []
+    here = module_of(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)  # `from . import x`: a module
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def module_graph(top: Path) -> dict[str, set[str]]:
+    files = {module_of(p): p for p in top.rglob("*.py")}
+    return {name: {m for m in imports_of(path) if m in files and m != name} for name, path in files.items()}
+
+
+def layer(module: str) -> int:
+    return max(
+        level for prefix, level in LAYERS.items() if module == prefix or module.startswith(prefix + ".")
+    )
+
+
+def test_layers_point_one_way() -> None:
+    graph = module_graph(ROOT)
+    upward = [
+        (a, b)
+        for a, targets in graph.items()
+        for b in targets
+        if "micrograd" not in (a, b)
+        and not b.startswith(a + ".")
+        and layer(b) > layer(a)
+        and (a, b) not in LAZY_UPWARD
+    ]
+    assert upward == []
+    # nothing in micrograd imports nn or the demos, but the micrograd.nn alias, itself loaded lazily
+    for path in ROOT.rglob("*.py"):
+        outside = {m.split(".")[0] for m in imports_of(path)} & {"nn", "demos"}
+        assert not outside or path == ROOT / "nn.py", (path, outside)
+
+
+def test_no_import_cycle_between_micrograds_modules() -> None:
+    graph = module_graph(ROOT)
+    graph = {a: {b for b in targets if b != "micrograd"} for a, targets in graph.items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if nxt.startswith(node + "."):
+                continue  # a package's __init__ importing its own modules is no cycle
+            if state.get(nxt) == 1:
+                return [*path, node, nxt]
+            if nxt not in state and (found := visit(nxt, [*path, node])):
+                return found
+        state[node] = 2
+        return None
+
+    cycles = [found for start in sorted(graph) if start not in state and (found := visit(start, []))]
+    assert cycles == []
+
+
+def test_the_layers_above_use_no_private_part_of_micrograd() -> None:
+    for top in ("nn", "demos", "benchmarks"):
+        for path in (REPO / top).rglob("*.py"):
+            private = [m for m in imports_of(path) if m.startswith("micrograd._")]
+            assert private == [], (path, private)
+
+
+def test_the_alias_micrograd_nn_is_karpathys_nn() -> None:
+    alias = importlib.import_module("micrograd.nn")
+    import nn
+
+    assert alias.MLP is nn.MLP and alias.Neuron is nn.Neuron
