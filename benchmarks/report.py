@@ -99,6 +99,8 @@ def summarise(
             "backward_peak_bytes",
             "page_bytes",
             "values",
+            "modules",
+            "all_modules",
         ):
             values = [r[key] for r in results if key in r]
             if values:
@@ -200,6 +202,8 @@ def _notes(entry: dict[str, Any], agreement: str | None, base: str | None) -> st
         notes.append(f"{entry['nodes']:,} nodes, {entry['retained_bytes'] / 1e6:.3g} MB")
     if "page_bytes" in entry:
         notes.append(f"{entry['values']:,.0f} Values, page {entry['page_bytes'] / 1e6:.3g} MB")
+    if "modules" in entry:
+        notes.append(f"{entry['modules']:.0f} of micrograd's modules, {entry['all_modules']:.0f} in all")
     if "backward_peak_bytes" in entry:
         notes.append(f"backward peak {entry['backward_peak_bytes'] / 1e6:.3g} MB")
     return "; ".join(notes)

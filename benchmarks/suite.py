@@ -237,7 +237,18 @@ EXPLORE = Workload(
     note="the graph walk, the layout and the page, once per row (tiny: the MLP row on 1 sample)",
 )
 
-WORKLOADS: tuple[Workload, ...] = (TRAIN, FORWARD, CHAIN, MEMORY, DIGITS, MICROGPT, EXPLORE)
+IMPORT = Workload(
+    key="import",
+    title="import micrograd, in a fresh interpreter",
+    unit="s",
+    params={"repeats": 10},
+    tiny_params={"repeats": 1},
+    reps=3,
+    rows=(Row("ours", OURS, "workloads:import_micrograd"),),
+    note="the engine, the ops and the math load; the rest on first use (compare --baseline 68d2bfc)",
+)
+
+WORKLOADS: tuple[Workload, ...] = (TRAIN, FORWARD, CHAIN, MEMORY, DIGITS, MICROGPT, EXPLORE, IMPORT)
 
 
 @dataclass(frozen=True)

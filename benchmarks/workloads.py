@@ -265,3 +265,35 @@ def graph_memory(n_points: int) -> dict[str, Any]:
         "nodes": nodes,
         "backward_peak_bytes": backward_peak,
     }
+
+
+IMPORT_CODE = (
+    "import sys, time\n"
+    "start = time.perf_counter()\n"
+    "import micrograd\n"
+    "took = time.perf_counter() - start\n"
+    "print(took, sum(m.split('.')[0] == 'micrograd' for m in sys.modules), len(sys.modules))"
+)
+
+
+def import_micrograd(repeats: int) -> dict[str, Any]:
+    """``import micrograd`` in a fresh interpreter, ``repeats`` times (the engine PYTHONPATH names):
+    the seconds each took, and how many modules it loaded, micrograd's own and in all."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    samples, modules, loaded = [], 0, 0
+    for _ in range(repeats):
+        out = subprocess.run(
+            [sys.executable, "-c", IMPORT_CODE],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tempfile.gettempdir(),  # (not a folder holding a micrograd of its own)
+            env=os.environ,
+        ).stdout.split()
+        samples.append(float(out[0]))
+        modules, loaded = int(out[1]), int(out[2])
+    return {"samples": samples, "modules": modules, "all_modules": loaded}
