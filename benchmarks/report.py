@@ -107,13 +107,13 @@ def summarise(
     key = workload.agreement
     if key:
         for label, results in runs.items():
-            if rows[label]["status"] == "ok":
+            if rows[label]["status"] == "ok" and key in results[0]:  # (a row may have none to compare)
                 rows[label][key] = results[0][key]  # the first repetition's, e.g. the loss trajectory
         base = workload.baselines[0] if workload.baselines else None
         if base in runs and rows[base]["status"] == "ok":
             reference = runs[base][0][key]
             for label, results in runs.items():
-                if rows[label]["status"] == "ok":
+                if rows[label]["status"] == "ok" and key in results[0]:
                     rows[label][f"{key}_max_rel_diff"] = max(max_rel_diff(r[key], reference) for r in results)
     for entry in rows.values():
         entry["vs"] = {}

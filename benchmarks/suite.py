@@ -179,6 +179,10 @@ MG = "microgpt's script, microgpt's Value"
 MG_OURS = "microgpt's script, our Value"
 GPT_EAGER = "nn.GPT, eager"
 GPT_COMPILED = "nn.GPT, compile_loss() (traces included, over 1,000 steps)"
+GPT_BATCHED = "nn.GPT, compile_loss(batched=True), 16 names a step (per name)"
+GPT_FLOOR = "numpy floor, 1 name a step"
+GPT_FLOOR_16 = "numpy floor, 16 names a step (per name)"
+NUMPY_GPT = Engine("numpy", REPO_ROOT)  # the hand-vectorised step (the repo for the names)
 
 MICROGPT = Workload(
     key="microgpt_step",
@@ -197,11 +201,15 @@ MICROGPT = Workload(
         Row(MG_OURS, OURS, "gpt_workloads:microgpt_on_ours", tolerated=(NO_GPT,)),
         Row(GPT_EAGER, OURS, "gpt_workloads:gpt_eager", tolerated=(NO_GPT,)),
         Row(GPT_COMPILED, OURS, "gpt_workloads:gpt_compiled", tolerated=(NO_GPT,)),
+        Row(GPT_FLOOR, NUMPY_GPT, "gpt_floor:one_name"),
+        Row(GPT_FLOOR_16, NUMPY_GPT, "gpt_floor:sixteen_names"),
     ),
-    baselines=(MG,),
+    baselines=(MG, GPT_FLOOR),
     agreement="loss",
     note="the same names in the same order, one per step; microgpt's script is ours, written once and run "
-    "on either Value; the compiled row's sample is the mean step over 1,000 steps, its traces included",
+    "on either Value; the compiled row's sample is the mean step over 1,000 steps, its traces included; "
+    "the numpy floor is the same training vectorised by hand (gpt_floor.py), every step of the 1,000 timed; "
+    "a row of 16 names a step reports the time per name (its losses are not microgpt's one-name trajectory)",
 )
 
 EXPLORE = Workload(

@@ -1,0 +1,50 @@
+"""Issue 37: the hand-vectorised numpy floor of a microgpt step, and ``compile_loss(batched=True)``."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from benchmarks.gpt_floor import loss_and_grads
+from micrograd import Value
+from nn import GPT
+
+
+def _model(seed: int = 3, vocab: int = 7, block_size: int = 8) -> GPT:
+    return GPT(vocab, block_size=block_size, n_layer=2, n_embd=8, n_head=2, seed=seed)
+
+
+def _docs(rng: random.Random, n: int, vocab: int, block_size: int) -> list[list[int]]:
+    return [[rng.randrange(vocab) for _ in range(rng.randint(2, block_size + 1))] for _ in range(n)]
+
+
+def _eager(model: GPT, docs: list[list[int]]) -> tuple[list[float], list[float]]:
+    """The eager loop's losses and the .grad it leaves, from zero."""
+    params = model.parameters()
+    for p in params:
+        p.grad = 0.0
+    losses = []
+    for d in docs:
+        loss = model.loss([Value(i) for i in d])
+        loss.backward()
+        losses.append(loss.data)
+    return losses, [p.grad for p in params]
+
+
+@pytest.mark.parametrize("n_docs", [1, 16])
+def test_numpy_floor_matches_nn_gpt(n_docs: int) -> None:
+    model = _model()
+    docs = _docs(random.Random(n_docs), n_docs, model.vocab_size, model.block_size)
+    state = {k: np.array([[w.data for w in row] for row in m]) for k, m in model.to_microgpt().items()}
+    losses, grads = loss_and_grads(state, docs, model.n_head)
+    want_losses, want_grads = _eager(model, docs)
+    assert np.allclose(losses, want_losses, rtol=1e-12, atol=0)
+    got = np.concatenate([grads[k].ravel() for k in model.to_microgpt()])
+    # model.parameters() and to_microgpt() list the weights in the same order? compare by identity
+    order = {
+        id(w): i for i, w in enumerate(w for m in model.to_microgpt().values() for row in m for w in row)
+    }
+    got = got[[order[id(p)] for p in model.parameters()]]
+    assert np.abs(got - np.array(want_grads)).max() <= 1e-12
