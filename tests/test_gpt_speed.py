@@ -6,6 +6,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks.gpt_floor import loss_and_grads
 from micrograd import Value
@@ -48,3 +50,54 @@ def test_numpy_floor_matches_nn_gpt(n_docs: int) -> None:
     }
     got = got[[order[id(p)] for p in model.parameters()]]
     assert np.abs(got - np.array(want_grads)).max() <= 1e-12
+
+
+def _bits(xs: object) -> list[int]:
+    return np.array(xs, dtype=np.float64).view(np.int64).tolist()  # type: ignore[no-any-return]
+
+
+SMALL = GPT(5, block_size=4, n_layer=2, n_embd=4, n_head=2, seed=11)
+SMALL_STEP = SMALL.compile_loss(batched=True)  # its traces are kept from example to example
+
+docs_strategy = st.lists(
+    st.lists(st.integers(0, SMALL.vocab_size - 1), min_size=2, max_size=SMALL.block_size + 1),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(docs=docs_strategy, start=st.sampled_from([0.0, -0.0, 0.25]))
+def test_batched_compile_loss_is_the_eager_loop_bit_for_bit(docs: list[list[int]], start: float) -> None:
+    params = SMALL.parameters()
+    for p in params:
+        p.grad = start
+    want_losses = []
+    for d in docs:
+        loss = SMALL.loss([Value(i) for i in d])
+        loss.backward()
+        want_losses.append(loss.data)
+    want = [p.grad for p in params]
+    for p in params:
+        p.grad = start
+    losses = SMALL_STEP.backward(docs)
+    assert _bits(losses) == _bits(want_losses)
+    assert _bits([p.grad for p in params]) == _bits(want)
+    # the step's own (losses, grads): the loop from zero
+    for p in params:
+        p.grad = 0.0
+    for d in docs:
+        SMALL.loss([Value(i) for i in d]).backward()
+    got_losses, grads = SMALL_STEP(docs)
+    assert _bits(grads) == _bits([p.grad for p in params]) and _bits(got_losses) == _bits(want_losses)
+
+
+def test_batched_compile_loss_checks_its_documents() -> None:
+    with pytest.raises(TypeError, match="non-empty list"):
+        SMALL_STEP.backward([])
+    with pytest.raises(ValueError, match="at least 2 tokens"):
+        SMALL_STEP.backward([[1, 2], [3]])
+    with pytest.raises(ValueError, match="more than the model's"):
+        SMALL_STEP.backward([[1] * 6])
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        SMALL_STEP.backward([[1, 5]])
