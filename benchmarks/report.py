@@ -99,6 +99,7 @@ def summarise(
             "backward_peak_bytes",
             "page_bytes",
             "values",
+            "run_s",
         ):
             values = [r[key] for r in results if key in r]
             if values:
@@ -151,6 +152,9 @@ def _measure(t: Target, summary: dict[str, Any]) -> tuple[float | None, bool | N
     if t.kind == "trace seconds":
         trace = row.get("trace_s")
         return (trace, trace < t.threshold) if trace is not None else (None, None)
+    if t.kind == "run seconds":
+        run = row.get("run_s")
+        return (run, run <= t.threshold) if run is not None else (None, None)
     if t.kind == "page MB":
         size = row.get("page_bytes")
         return (size / 1e6, size / 1e6 <= t.threshold) if size is not None else (None, None)

@@ -101,3 +101,13 @@ def test_batched_compile_loss_checks_its_documents() -> None:
         SMALL_STEP.backward([[1] * 6])
     with pytest.raises(ValueError, match="not in the vocabulary"):
         SMALL_STEP.backward([[1, 5]])
+
+
+def test_names_gpt_demo_trains_in_batches() -> None:
+    from demos import names_gpt  # (the demo, wherever its code lives)
+
+    model = GPT(5, block_size=4, n_embd=4, n_head=2, seed=0)
+    docs = [[4, 0, 1, 4], [4, 2, 4], [4, 3, 3, 1, 4]]
+    first = [model.loss([Value(i) for i in d]).data for d in docs[:2]]
+    losses = names_gpt.train(model, docs, steps=3, quiet=True, compiled=False, batch=2)
+    assert len(losses) == 3 and losses[0] == sum(first) / 2
