@@ -203,6 +203,47 @@ def gpt_compiled(steps: int, compiled_steps: int) -> dict[str, Any]:
     return {"samples": [total / steps], "loss": losses[:shown], "final_loss": losses[-1], "traces": traces}
 
 
+NO_BATCHED = "this engine's nn.GPT has no compile_loss(batched=True)"
+BATCH = 16
+
+
+def gpt_compiled_batched(steps: int, compiled_steps: int) -> dict[str, Any]:
+    """``nn.GPT`` with ``compile_loss(batched=True)``: ``compiled_steps`` steps of 16 names each
+    (names ``16 k`` to ``16 k + 15`` in the shuffled order, their gradients added into ``.grad`` as the
+    eager loop adds them), Adam as the other rows; the traces (one per name length) included; the
+    sample is the mean time per NAME over the run, ``run_s`` the whole run."""
+    import inspect
+
+    from nn.optim import Adam
+
+    try:
+        model, tok, names = _gpt()
+    except (ImportError, AttributeError):
+        return {"samples": [], "status": NO_GPT}
+    if "batched" not in inspect.signature(model.compile_loss).parameters:
+        return {"samples": [], "status": NO_BATCHED}
+    opt = Adam(model.parameters(), lr=LR, betas=(BETA1, BETA2), eps=EPS)
+    replay = model.compile_loss(batched=True)
+    losses = []
+    t0 = perf_counter()
+    for step in range(compiled_steps):
+        opt.zero_grad()
+        docs = [tok.document(names[(step * BATCH + j) % len(names)]) for j in range(BATCH)]
+        losses.append(sum(replay.backward(docs)) / BATCH)
+        opt.lr = LR * (1 - step / compiled_steps)
+        opt.step()
+    total = perf_counter() - t0
+    if not all(math.isfinite(x) for x in losses):
+        return {"samples": [], "status": "a loss was not finite"}
+    return {
+        "samples": [total / (compiled_steps * BATCH)],
+        "batch_loss": losses[:steps],
+        "final_loss": losses[-1],
+        "traces": len(replay.traces),
+        "run_s": total,
+    }
+
+
 NO_EXPLORE = "this engine's explore has no built-in layout"
 
 

@@ -101,6 +101,7 @@ def summarise(
             "values",
             "modules",
             "all_modules",
+            "run_s",
         ):
             values = [r[key] for r in results if key in r]
             if values:
@@ -109,13 +110,13 @@ def summarise(
     key = workload.agreement
     if key:
         for label, results in runs.items():
-            if rows[label]["status"] == "ok":
+            if rows[label]["status"] == "ok" and key in results[0]:  # (a row may have none to compare)
                 rows[label][key] = results[0][key]  # the first repetition's, e.g. the loss trajectory
         base = workload.baselines[0] if workload.baselines else None
         if base in runs and rows[base]["status"] == "ok":
             reference = runs[base][0][key]
             for label, results in runs.items():
-                if rows[label]["status"] == "ok":
+                if rows[label]["status"] == "ok" and key in results[0]:
                     rows[label][f"{key}_max_rel_diff"] = max(max_rel_diff(r[key], reference) for r in results)
     for entry in rows.values():
         entry["vs"] = {}
@@ -153,6 +154,9 @@ def _measure(t: Target, summary: dict[str, Any]) -> tuple[float | None, bool | N
     if t.kind == "trace seconds":
         trace = row.get("trace_s")
         return (trace, trace < t.threshold) if trace is not None else (None, None)
+    if t.kind == "run seconds":
+        run = row.get("run_s")
+        return (run, run <= t.threshold) if run is not None else (None, None)
     if t.kind == "page MB":
         size = row.get("page_bytes")
         return (size / 1e6, size / 1e6 <= t.threshold) if size is not None else (None, None)

@@ -7,6 +7,7 @@ Shows the loss as it trains, prints names sampled at temperature 0.5 and the
 time per step, and writes the loss curve and the attention pattern of a name.
 
     python -m demos.names_gpt --out out          # or: python demos/names_gpt.py --out out
+    python -m demos.names_gpt --batch 16         # 16 names a step, compile_loss(batched=True)
 """
 
 from __future__ import annotations
@@ -27,19 +28,27 @@ WINDOW = 50  # steps in the running mean of the loss curve
 SHOWN_NAME = "isabella"  # the name whose attention pattern is drawn
 
 
-def train(model: GPT, docs: list[list[int]], steps: int, quiet: bool, compiled: bool) -> list[float]:
+def train(
+    model: GPT, docs: list[list[int]], steps: int, quiet: bool, compiled: bool, batch: int = 1
+) -> list[float]:
     """microgpt's loop: one document per step, Adam with lr 0.01 decaying linearly to 0; each step
-    eager (the graph built and walked) or ``compiled`` (``model.compile_loss()``: a trace per length)."""
+    eager (the graph built and walked) or ``compiled`` (``model.compile_loss()``: a trace per length).
+    With ``batch`` > 1, ``batch`` documents a step (``model.compile_loss(batched=True)``, their
+    gradients added up as the eager loop adds them); the loss of a step is then their mean."""
     from tqdm import tqdm
 
     optimizer = Adam(model.parameters(), lr=0.01, betas=(0.85, 0.99), eps=1e-8)
-    replay = model.compile_loss() if compiled else None
+    replay = model.compile_loss() if compiled and batch == 1 else None
+    batched = model.compile_loss(batched=True) if batch > 1 else None
     losses: list[float] = []
-    mode = "compiled" if compiled else "eager"
+    mode = f"batches of {batch}" if batch > 1 else "compiled" if compiled else "eager"
     bar = tqdm(range(steps), desc=f"names GPT ({mode})", unit="step", disable=quiet, file=sys.stderr)
     for step in bar:
         optimizer.zero_grad()
-        if replay is not None:
+        if batched is not None:
+            chosen = [docs[(step * batch + j) % len(docs)] for j in range(batch)]
+            losses.append(sum(batched.backward(chosen)) / batch)
+        elif replay is not None:
             losses.append(replay.backward(docs[step % len(docs)]))
         else:
             loss = model.loss(docs[step % len(docs)])
@@ -63,6 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="replay each step with micrograd.compile (a trace per name length)",
     )
+    p.add_argument(
+        "--batch",
+        type=common.positive_int,
+        default=1,
+        help="names a step (default: 1); more than 1 replays them with compile_loss(batched=True)",
+    )
     args = p.parse_args(argv)
     out = common.prepare_out(p, args.out)
     written: list[Path] = []
@@ -74,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     docs = [tok.document(name) for name in names]
 
     start = time.perf_counter()
-    losses = train(model, docs, args.steps, args.quiet, args.compiled)
+    losses = train(model, docs, args.steps, args.quiet, args.compiled, args.batch)
     per_step = (time.perf_counter() - start) / args.steps
     samples = [tok.decode(s) for s in model.generate(args.samples, args.temperature, seed=args.seed)]
 

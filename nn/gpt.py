@@ -23,7 +23,7 @@ import numbers
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import micrograd
 from micrograd import Value, no_grad
@@ -194,7 +194,13 @@ class GPT(Module):
                 losses.append(-picked.log())
         return micrograd.sum(losses) * (1.0 / len(losses))
 
-    def compile_loss(self) -> CompiledLoss:
+    @overload
+    def compile_loss(self, batched: Literal[False] = False) -> CompiledLoss: ...
+
+    @overload
+    def compile_loss(self, batched: Literal[True]) -> BatchedLoss: ...
+
+    def compile_loss(self, batched: bool = False) -> CompiledLoss | BatchedLoss:
         """``model.loss`` traced by ``micrograd.compile`` with the token ids as inputs, one trace per
         document length (made on first use, then kept): the same loss and gradients, bit for bit,
         as ``model.loss`` on the ids as Values, replayed with numpy.
@@ -204,8 +210,18 @@ class GPT(Module):
         >>> loss = step.backward([2, 0, 1, 2])        # adds into each parameter's .grad
         >>> loss == model.loss([Value(2.0), Value(0.0), Value(1.0), Value(2.0)]).data
         True
+
+        With ``batched=True`` (a ``BatchedLoss``), ``step.backward(docs)`` takes a list of
+        documents of any lengths, runs the documents of each length together, and leaves in
+        ``.grad`` what the eager loop ``for d in docs: model.loss(d).backward()`` leaves, bit
+        for bit; it returns the documents' losses, in order.
+
+        >>> batch = model.compile_loss(batched=True)
+        >>> losses = batch.backward([[2, 0, 1, 2], [2, 1, 2], [2, 0, 2]])
+        >>> len(losses), losses[0] == loss
+        (3, True)
         """
-        return CompiledLoss(self)
+        return BatchedLoss(self) if batched else CompiledLoss(self)
 
     def attention(self, tokens: Sequence[int]) -> list[list[list[list[float]]]]:
         """The attention weights of each layer, position and head on ``tokens`` (position t's over
@@ -382,3 +398,108 @@ class CompiledLoss:
     def backward(self, tokens: Sequence[int]) -> float:
         step, ids = self.step_for(tokens)
         return step.backward(ids)  # type: ignore[no-any-return]
+
+
+class BatchedLoss:
+    """``GPT.compile_loss(batched=True)``: the model's loss on a batch of documents, replayed with
+    numpy, the documents of one length at a time (``micrograd.compile(..., batched=True)``, a
+    trace per document length, made on first use, then kept).
+
+    ``step(docs)`` returns ``(losses, grads)``: each document's loss, in order, and what the eager
+    loop ``for d in docs: model.loss(d).backward()`` would leave in the parameters' ``.grad`` from
+    zero (one number per parameter, in ``model.parameters()`` order); ``step.backward(docs)``
+    leaves that in ``.grad`` from whatever it holds and returns the losses.  Bit for bit: each
+    document's gradients are the eager engine's on its ids as Values, and they are added into
+    ``.grad`` one document after another, as ``backward()`` adds them (a parameter a document
+    does not reach, a position past its end, is left alone).
+
+    >>> model = GPT(3, block_size=4, n_embd=4, n_head=2, seed=0)
+    >>> losses, grads = model.compile_loss(batched=True)([[2, 0, 2], [2, 1, 0, 2]])
+    >>> losses[1] == model.loss([Value(2.0), Value(1.0), Value(0.0), Value(2.0)]).data, grads.shape
+    (True, (232,))
+    """
+
+    def __init__(self, model: GPT) -> None:
+        self.model = model
+        self.params = model.parameters()
+        self.traces: dict[int, Any] = {}  # document length -> the batched step
+        self.reached: dict[int, Any] = {}  # document length -> which parameters it gives a gradient
+
+    def step_for(self, length: int) -> Any:
+        """The batched step for documents of ``length`` tokens (traced now if new)."""
+        import numpy as np
+
+        step = self.traces.get(length)
+        if step is None:
+            example = [self.model.vocab_size - 1] * length
+            ids = np.array(example, dtype=np.float64)
+            step = micrograd.compile(
+                lambda xs: self.model.loss(list(xs)),
+                (ids,),
+                params=self.params,
+                batched=True,
+                reduction="sum",
+            )
+            # the parameters the eager backward gives a gradient (None: not reached, .grad left alone)
+            loss = self.model.loss([Value(float(i)) for i in example])
+            grads = micrograd.grad(loss, self.params, allow_unused=True)
+            self.reached[length] = np.array([g is not None for g in grads])
+            self.traces[length] = step
+        return step
+
+    def _check(self, docs: Sequence[Sequence[int]]) -> list[Sequence[int]]:
+        if not isinstance(docs, Sequence) or isinstance(docs, str) or not docs:
+            raise TypeError("a batched step takes a non-empty list of documents (lists of token ids)")
+        for d in docs:
+            self.model._check_length(d, self.model.block_size + 1, "a document")
+            if len(d) < 2:
+                raise ValueError(f"a document needs at least 2 tokens (an input and its next), got {len(d)}")
+            for t in d:
+                if isinstance(t, Value):
+                    raise TypeError("a batched step takes token ids as ints, not Values")
+                self.model._check_token(t)
+        return list(docs)
+
+    def per_document(self, docs: Sequence[Sequence[int]]) -> tuple[Any, Any]:
+        """Each document's loss and gradients: arrays ``(n_docs,)`` and ``(n_docs, n_params)``."""
+        import numpy as np
+
+        docs = self._check(docs)
+        losses = np.empty(len(docs))
+        grads = np.empty((len(docs), len(self.params)))
+        by_length: dict[int, list[int]] = {}
+        for i, d in enumerate(docs):
+            by_length.setdefault(len(d), []).append(i)
+        for length, rows in by_length.items():
+            step = self.step_for(length)
+            ids = np.array([docs[i] for i in rows], dtype=np.float64)
+            losses[rows], grads[rows] = step.per_sample(ids)
+        return losses, grads
+
+    def _accumulate(self, start: Any, docs: Sequence[Sequence[int]]) -> tuple[list[float], Any]:
+        """The losses, and ``start`` with each document's gradients added as ``backward()`` adds
+        them: ``grad + g if grad else g`` (0.0 counts as none yet), where the document reaches."""
+        import numpy as np
+
+        losses, grads = self.per_document(docs)
+        acc = start
+        for d, g in zip(docs, grads):
+            reached = self.reached[len(d)]
+            acc = np.where(reached, np.where(acc != 0.0, acc + g, g), acc)
+        return losses.tolist(), acc
+
+    def __call__(self, docs: Sequence[Sequence[int]]) -> tuple[list[float], Any]:
+        import numpy as np
+
+        return self._accumulate(np.zeros(len(self.params)), docs)
+
+    def backward(self, docs: Sequence[Sequence[int]]) -> list[float]:
+        """Add the documents' gradients into ``.grad``, as the eager loop does; their losses, in order."""
+        import numpy as np
+
+        params = self.params
+        start = np.array([p.grad for p in params], dtype=np.float64)
+        losses, acc = self._accumulate(start, docs)
+        for p, g in zip(params, acc.tolist()):
+            p.grad = g
+        return losses

@@ -50,7 +50,7 @@ def test_the_top_level_is_a_dozen_entries_each_folder_saying_what_it_holds_and_m
 
 
 def loaded_by(statement: str) -> set[str]:
-    """The modules of micrograd (and the heavy third-party ones) a fresh interpreter has after ``statement``."""
+    """The modules a fresh interpreter holds after ``statement``."""
     code = f"import sys\n{statement}\nprint(' '.join(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     return set(out.stdout.split())

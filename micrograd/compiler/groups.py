@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._core.context import Context
 from ..engine import Function
 from .errors import HOW_TO_FIX, CompileError, load_numpy
+from .fast import array_rules
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,6 +77,7 @@ class Group:
         "needs",
         "plain",
         "positions",
+        "rules",
         "rows",
         "scratch",
         "shared",
@@ -92,6 +94,7 @@ class Group:
         self, fn: type[Function] | None, template: tuple[tuple[bool, Any], ...], start: int, stop: int
     ):
         self.fn = fn
+        self.rules = array_rules(fn) if fn is not None else None  # (fast.py: the same numbers)
         self.template = template
         self.needs: tuple[bool, ...] = ()
         self.positions = [i for i, (is_operand, _) in enumerate(template) if is_operand]
@@ -125,7 +128,7 @@ class Group:
             args = tuple([operands[v] if is_operand else v for is_operand, v in self.template])
         ctx = Context(self.needs, args)
         try:
-            out = fn.forward(ctx, *args)
+            out = self.rules[0](ctx, *args)  # type: ignore[index]
         except Exception as exc:
             raise CompileError(
                 f"cannot replay {fn.name}.forward on numpy arrays ({exc}); {HOW_TO_FIX}"
@@ -202,7 +205,7 @@ class Group:
         fn = self.fn
         assert fn is not None and self.ctx is not None
         try:
-            grads = fn.backward(self.ctx, g)
+            grads = self.rules[1](self.ctx, g)  # type: ignore[index]
         except Exception as exc:
             raise CompileError(
                 f"cannot replay {fn.name}.backward on numpy arrays ({exc}); {HOW_TO_FIX}"

@@ -454,6 +454,28 @@ class BatchedStep(CompiledStep):
             loss = self._reduce(self._vals[self._root][:, None])
         return float(loss[0]), grads
 
+    def per_sample(self, *inputs: Any) -> tuple[Floats, Floats]:
+        """Each sample's loss and gradients, not added up: ``(losses, grads)``, arrays of shapes
+        ``(batch,)`` and ``(batch, params)``, row ``i`` the eager engine's ``loss.data`` and
+        gradients on sample ``i``, bit for bit (the reduction is not applied).
+
+        >>> from micrograd import Value, compile
+        >>> w = Value(0.5)
+        >>> step = compile(lambda x: (w * x) ** 2, (1.0,), params=[w], batched=True)
+        >>> losses, grads = step.per_sample([2.0, 4.0])      # (0.5 x)**2, and its d/dw 2 (0.5 x) x
+        >>> losses.tolist(), grads.tolist()
+        ([1.0, 4.0], [[4.0], [16.0]])
+        """
+        np = load_numpy()
+        self._load(inputs)
+        with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
+            self._forward()
+            self._backward()
+            by_sample = self._by_sample  # the gradients, one row per sample
+            if self._prefix_gathers:
+                by_sample = by_sample + self._prefix[:, 0]
+            return self._vals[self._root].copy(), by_sample[:, self._user_order]
+
     def forward(self, *inputs: Any) -> float:
         """The loss only (the batch's mean or sum), for these inputs and the parameters' ``.data``."""
         np = load_numpy()

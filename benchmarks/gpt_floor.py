@@ -1,0 +1,223 @@
+"""The microgpt floor: ``nn.GPT``'s training step vectorised by hand with numpy.
+
+The same model (microgpt's: embeddings, rmsnorm, causal multi-head attention and a
+ReLU MLP per layer, ``lm_head``), the same initialisation (N(0, 0.08) drawn with
+``random.Random(42)`` in microgpt's order), the same names in the same order and
+the same Adam as ``gpt_workloads.gpt_eager``; forward and backward written by hand
+over whole arrays.  ``loss_and_grads`` takes a batch of documents (padded to the
+longest, positions past a document's end weighted 0) and gives each document's
+loss and the sum of their gradients: what a loop of ``model.loss(doc).backward()``
+leaves in ``.grad``, up to float rounding (matrix products add in BLAS's order; the
+tests check 1e-12 against ``nn.GPT``).  Runs inside a worker process.
+
+>>> import random
+>>> w = init_weights(vocab=5, block_size=4, n_layer=1, n_embd=4, rng=random.Random(0))
+>>> losses, grads = loss_and_grads(w, [[4, 1, 2, 4], [4, 0, 4]], n_head=2)
+>>> len(losses), sorted(grads) == sorted(w), grads["wte"].shape
+(2, True, (5, 4))
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from time import perf_counter
+from typing import Any
+
+SEED = 42
+N_LAYER, N_EMBD, BLOCK_SIZE, N_HEAD = 1, 16, 16, 4
+LR, BETA1, BETA2, EPS = 0.01, 0.85, 0.99, 1e-8
+RMS_EPS = 1e-5
+LAYER_KEYS = ("attn_wq", "attn_wk", "attn_wv", "attn_wo", "mlp_fc1", "mlp_fc2")
+
+
+def init_weights(
+    vocab: int, block_size: int, n_layer: int, n_embd: int, rng: random.Random
+) -> dict[str, Any]:
+    """microgpt's ``state_dict`` as numpy arrays, drawn as microgpt draws it: ``wte``, ``wpe``,
+    ``lm_head``, then each layer's ``attn_wq`` .. ``mlp_fc2``, row by row, N(0, 0.08)."""
+    import numpy as np
+
+    def matrix(rows: int, cols: int) -> Any:
+        return np.array([[rng.gauss(0.0, 0.08) for _ in range(cols)] for _ in range(rows)])
+
+    w = {"wte": matrix(vocab, n_embd), "wpe": matrix(block_size, n_embd), "lm_head": matrix(vocab, n_embd)}
+    shapes = [(n_embd, n_embd)] * 4 + [(4 * n_embd, n_embd), (n_embd, 4 * n_embd)]
+    for i in range(n_layer):
+        for key, (rows, cols) in zip(LAYER_KEYS, shapes):
+            w[f"layer{i}.{key}"] = matrix(rows, cols)
+    return w
+
+
+def _rms(x: Any) -> Any:
+    """rmsnorm's scale ``(mean(x**2) + eps) ** -0.5`` over the last axis, kept as an axis."""
+    return ((x * x).sum(axis=-1, keepdims=True) / x.shape[-1] + RMS_EPS) ** -0.5
+
+
+def _rms_back(x: Any, s: Any, dy: Any) -> Any:
+    """d(loss)/dx for ``y = x * s``, ``s = _rms(x)``: ``s dy - x s**3 sum(dy x) / n``."""
+    return s * dy - x * (s**3 * (dy * x).sum(axis=-1, keepdims=True) / x.shape[-1])
+
+
+def loss_and_grads(
+    w: dict[str, Any], docs: Sequence[Sequence[int]], n_head: int
+) -> tuple[list[float], dict[str, Any]]:
+    """Each document's loss (the mean over its positions of ``-log softmax(logits)[next]``) and the
+    gradients of the SUM of those losses, one array per weight, as a dict like ``w``."""
+    import numpy as np
+
+    n_layer = sum(1 for k in w if k.endswith(".attn_wq"))
+    wte, wpe, lm_head = w["wte"], w["wpe"], w["lm_head"]
+    B, C = len(docs), wte.shape[1]  # noqa: N806 - batch, channels, positions, heads, head size
+    T = max(len(d) for d in docs) - 1  # noqa: N806
+    H, D = n_head, C // n_head  # noqa: N806
+    tok = np.zeros((B, T), dtype=np.intp)
+    tgt = np.zeros((B, T), dtype=np.intp)
+    weight = np.zeros((B, T))  # 1 / (the document's positions) where a position is in it, else 0
+    for b, d in enumerate(docs):
+        n = len(d) - 1
+        tok[b, :n], tgt[b, :n], weight[b, :n] = d[:-1], d[1:], 1.0 / n
+    causal = np.triu(np.ones((T, T), dtype=bool), 1)  # position t sees 0..t
+    scale = math.sqrt(D)
+
+    def heads(a: Any) -> Any:  # (B, T, C) -> (B, H, T, D)
+        return a.reshape(B, T, H, D).transpose(0, 2, 1, 3)
+
+    def joined(a: Any) -> Any:  # (B, H, T, D) -> (B, T, C)
+        return a.transpose(0, 2, 1, 3).reshape(B, T, C)
+
+    # ---- forward ----
+    x0 = wte[tok] + wpe[:T]
+    s0 = _rms(x0)
+    x = x0 * s0
+    saved = []
+    for i in range(n_layer):
+        wq, wk, wv, wo, fc1, fc2 = (w[f"layer{i}.{k}"] for k in LAYER_KEYS)
+        x_in, s1 = x, _rms(x)
+        h = x * s1
+        q, k, v = heads(h @ wq.T), heads(h @ wk.T), heads(h @ wv.T)
+        scores = q @ k.transpose(0, 1, 3, 2) / scale
+        scores[..., causal] = -np.inf
+        att = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        att /= att.sum(axis=-1, keepdims=True)
+        out = joined(att @ v)
+        x = out @ wo.T + x_in
+        x_mid, s2 = x, _rms(x)
+        h2 = x * s2
+        pre = h2 @ fc1.T
+        f = np.maximum(pre, 0.0)
+        x = f @ fc2.T + x_mid
+        saved.append((x_in, s1, h, q, k, v, att, out, x_mid, s2, h2, pre, f))
+    logits = x @ lm_head.T
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    exps = np.exp(shifted)
+    total = exps.sum(axis=-1, keepdims=True)
+    logp = shifted - np.log(total)
+    picked = np.take_along_axis(logp, tgt[..., None], axis=-1)[..., 0]
+    losses = (-(picked * weight)).sum(axis=1)
+
+    # ---- backward: of the sum of the documents' losses ----
+    dlogits = exps / total
+    np.put_along_axis(dlogits, tgt[..., None], np.take_along_axis(dlogits, tgt[..., None], -1) - 1.0, -1)
+    dlogits *= weight[..., None]
+    grads: dict[str, Any] = {"lm_head": dlogits.reshape(-1, dlogits.shape[-1]).T @ x.reshape(-1, C)}
+    dx = dlogits @ lm_head
+    for i in reversed(range(n_layer)):
+        wq, wk, wv, wo, fc1, fc2 = (w[f"layer{i}.{k}"] for k in LAYER_KEYS)
+        x_in, s1, h, q, k, v, att, out, x_mid, s2, h2, pre, f = saved[i]
+        # the MLP: x = fc2 relu(fc1 rmsnorm(x_mid)) + x_mid
+        grads[f"layer{i}.mlp_fc2"] = dx.reshape(-1, C).T @ f.reshape(-1, f.shape[-1])
+        dpre = (dx @ fc2) * (pre > 0.0)
+        grads[f"layer{i}.mlp_fc1"] = dpre.reshape(-1, dpre.shape[-1]).T @ h2.reshape(-1, C)
+        dx = dx + _rms_back(x_mid, s2, dpre @ fc1)
+        # attention: x = wo (softmax(q k / sqrt(D)) v, per head) + x_in
+        grads[f"layer{i}.attn_wo"] = dx.reshape(-1, C).T @ out.reshape(-1, C)
+        dout = heads(dx @ wo)
+        datt = dout @ v.transpose(0, 1, 3, 2)
+        dv = att.transpose(0, 1, 3, 2) @ dout
+        dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True)) / scale
+        dq, dk = joined(dscores @ k), joined(dscores.transpose(0, 1, 3, 2) @ q)
+        dv = joined(dv)
+        flat_h = h.reshape(-1, C)
+        for key, d in (("attn_wq", dq), ("attn_wk", dk), ("attn_wv", dv)):
+            grads[f"layer{i}.{key}"] = d.reshape(-1, C).T @ flat_h
+        dh = dq @ wq + dk @ wk + dv @ wv
+        dx = dx + _rms_back(x_in, s1, dh)
+    dx0 = _rms_back(x0, s0, dx)
+    dwte = np.zeros_like(wte)
+    np.add.at(dwte, tok.ravel(), dx0.reshape(-1, C))  # (padded positions bring exact zeros)
+    dwpe = np.zeros_like(wpe)
+    dwpe[:T] = dx0.sum(axis=0)
+    grads["wte"], grads["wpe"] = dwte, dwpe
+    return losses.tolist(), grads
+
+
+class Adam:
+    """``nn.optim.Adam``'s update over whole arrays (torch's lerp for ``m``, eps outside the sqrt)."""
+
+    def __init__(self, w: dict[str, Any], lr: float, betas: tuple[float, float], eps: float) -> None:
+        import numpy as np
+
+        self.w, self.lr, self.betas, self.eps, self.t = w, lr, betas, eps, 0
+        self.m = {k: np.zeros_like(a) for k, a in w.items()}
+        self.v = {k: np.zeros_like(a) for k, a in w.items()}
+
+    def step(self, grads: dict[str, Any]) -> None:
+        import numpy as np
+
+        self.t += 1
+        beta1, beta2 = self.betas
+        step_size = self.lr / (1 - beta1**self.t)
+        correction2 = math.sqrt(1 - beta2**self.t)
+        for key, p in self.w.items():
+            g, m, v = grads[key], self.m[key], self.v[key]
+            m += (1 - beta1) * (g - m)
+            v *= beta2
+            v += (1 - beta2) * g * g
+            p += -step_size * m / (np.sqrt(v) / correction2 + EPS)  # in place: the weights are these arrays
+
+
+def _training() -> tuple[dict[str, Any], list[list[int]]]:
+    """The weights at initialisation and the shuffled names as documents, as ``gpt_workloads``."""
+    from gpt_workloads import _names
+
+    names, chars = _names()
+    bos = len(chars)
+    ids = {c: i for i, c in enumerate(chars)}
+    docs = [[bos, *(ids[c] for c in name), bos][: BLOCK_SIZE + 1] for name in names]
+    return init_weights(len(chars) + 1, BLOCK_SIZE, N_LAYER, N_EMBD, random.Random(SEED)), docs
+
+
+def train(steps: int, batch: int, shown: int) -> dict[str, Any]:
+    """``steps`` Adam steps of ``batch`` names each (name ``k * batch + j`` in the shuffled order),
+    the learning rate decaying over ``steps`` as in microgpt; each step timed, the sample being the
+    time per name; the mean loss of the first ``shown`` steps."""
+    w, docs = _training()
+    opt = Adam(w, LR, (BETA1, BETA2), EPS)
+    samples, losses = [], []
+    for step in range(steps):
+        t0 = perf_counter()
+        at = step * batch
+        chosen = [docs[(at + j) % len(docs)] for j in range(batch)]
+        step_losses, grads = loss_and_grads(w, chosen, N_HEAD)
+        opt.lr = LR * (1 - step / steps)
+        opt.step(grads)
+        samples.append((perf_counter() - t0) / batch)
+        losses.append(sum(step_losses) / batch)
+    if not all(math.isfinite(x) for x in losses):
+        return {"samples": [], "status": "a loss was not finite"}
+    return {"samples": samples, "loss": losses[:shown], "final_loss": losses[-1]}
+
+
+def one_name(steps: int, compiled_steps: int) -> dict[str, Any]:
+    """The floor of ``gpt_workloads.gpt_eager``: one name a step, the ``compiled_steps`` steps
+    (microgpt's 1,000) all timed; its first ``steps`` losses are the other rows' trajectory."""
+    return train(compiled_steps, 1, steps)
+
+
+def sixteen_names(steps: int, compiled_steps: int) -> dict[str, Any]:
+    """16 names a step (their gradients added), ``compiled_steps`` steps; the sample is per name."""
+    result = train(compiled_steps, 16, steps)
+    result["batch_loss"] = result.pop("loss", [])  # (not microgpt's one-name trajectory)
+    return result
