@@ -21,6 +21,9 @@ recording keeps the lists, not the nodes.  ``explore(loss, scopes=recording)`` r
 
 from __future__ import annotations
 
+import sys
+import types
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -31,6 +34,7 @@ __all__ = [
     "RECORDING",
     "Recording",
     "Scope",
+    "ScopeWarning",
     "open_scopes",
     "record_scopes",
     "recording",
@@ -48,7 +52,7 @@ class Scope:
     (``nodes``), the scopes opened inside it (``children``), the Values it was given
     (``inputs``: drawn outside its box) and what opened it (``owner``: a Module, or None)."""
 
-    __slots__ = ("name", "detail", "parent", "children", "nodes", "inputs", "owner")
+    __slots__ = ("name", "detail", "parent", "children", "nodes", "inputs", "owner", "opened_in")
 
     def __init__(
         self,
@@ -65,6 +69,8 @@ class Scope:
         self.nodes: list[Value] = []
         self.inputs = inputs
         self.owner = owner
+        # the generator (or coroutine) frame whose `with` opened it, while open: see _close_paused
+        self.opened_in: types.FrameType | None = None
 
     def walk(self) -> Iterator[Scope]:
         """This scope and every scope inside it, depth first, each before its children."""
@@ -110,7 +116,48 @@ class record_scopes:  # noqa: N801 - a context manager, named as no_grad is
         return self.recording
 
     def __exit__(self, *exc: object) -> None:
+        stack = grad_mode.current_thread_scopes()
+        if stack is not None:
+            _close_paused(stack)
         grad_mode.set_scope_stack(None)
+
+
+class ScopeWarning(UserWarning):
+    """A scope was left open where it claims ops that are not its own (see ``scope``)."""
+
+
+# Code flags of a function whose frame can pause with a `with` block still open: a generator,
+# a coroutine, an async generator.
+_PAUSABLE = (
+    0x20 | 0x80 | 0x100 | 0x200
+)  # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
+
+
+def _close_paused(stack: list[Scope]) -> None:
+    """Close every open scope whose generator is paused (its frame is not running in this thread),
+    naming it in a ``ScopeWarning``.  While its generator is paused at a ``yield``, such a scope
+    is still the innermost one open, so it claims the ops its caller makes between ``next()``
+    calls (this runs when a scope opens or closes, and when the recording ends)."""
+    if not any(s.opened_in is not None for s in stack):
+        return  # the common case: no scope opened in a generator
+    running: set[int] = set()
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None:
+        running.add(id(frame))
+        frame = frame.f_back
+    for s in [s for s in stack if s.opened_in is not None and id(s.opened_in) not in running]:
+        paused = s.opened_in
+        assert paused is not None
+        where = f"{paused.f_code.co_name}() ({paused.f_code.co_filename}:{paused.f_lineno})"
+        warnings.warn(
+            f"scope {s.name!r}, opened in the generator {where}, was still open while it was paused at "
+            "a yield, so ops made outside it until now were counted in its box; it is closed here. "
+            "Close the `with scope(...)` block before each yield",
+            ScopeWarning,
+            stacklevel=3,
+        )
+        s.opened_in = None
+        stack.remove(s)
 
 
 def recording() -> bool:
@@ -133,12 +180,17 @@ class _Open:
         self.made = made
 
     def __enter__(self) -> Scope:
+        frame = sys._getframe(1)  # the frame whose `with` opens it
+        if frame.f_code.co_flags & _PAUSABLE:
+            self.made.opened_in = frame
         self.stack.append(self.made)
         return self.made
 
     def __exit__(self, *exc: object) -> None:
+        self.made.opened_in = None  # (no frame kept alive by a recording)
         if self.stack and self.stack[-1] is self.made:
             self.stack.pop()
+        _close_paused(self.stack)
 
 
 class _Nothing:
@@ -159,7 +211,10 @@ _NOTHING = _Nothing()
 def scope(name: str, inputs: Iterable[Any] = (), owner: object = None, detail: str = "") -> Any:
     """A ``with`` block whose nodes the explorer draws as one box called ``name`` (inside
     ``record_scopes()``; elsewhere the block runs as it is).  ``inputs``: the Values the block
-    is given (lists of them too), drawn outside the box, with an arrow in.
+    is given (lists or tuples of them too, two levels deep), drawn outside the box, with an arrow
+    in; anything else (a dict, a number) is refused.  In a generator, close the block before
+    each ``yield``: a scope left open at a ``yield`` is closed, with a ``ScopeWarning``, when
+    the recording next sees a scope open or close, or ends.
 
     >>> from micrograd import Value
     >>> x = Value(3.0)
@@ -174,12 +229,45 @@ def scope(name: str, inputs: Iterable[Any] = (), owner: object = None, detail: s
         return _NOTHING
     if not isinstance(name, str):
         raise TypeError(f"scope: name must be a str, got {type(name).__name__}: {name!r}")
-    if not isinstance(inputs, Iterable):
-        raise TypeError(f"scope: inputs must be Values or lists of them, got {type(inputs).__name__}")
+    _close_paused(stack)
     parent = stack[-1]
-    made = Scope(name, parent, values_in(inputs), owner, detail)
+    made = Scope(name, parent, _given(inputs), owner, detail)
     parent.children.append(made)
     return _Open(stack, made)
+
+
+def _given(inputs: object) -> tuple[Value, ...]:
+    """``scope``'s ``inputs`` as a tuple of Values, refusing anything else with what to pass."""
+    if isinstance(inputs, Value):
+        return (inputs,)
+    if not isinstance(inputs, (list, tuple)):
+        hint = " (iterating a dict gives its keys: pass list(d.values()))" if isinstance(inputs, dict) else ""
+        raise TypeError(
+            f"scope: inputs must be a Value or a list or tuple of Values, got {type(inputs).__name__}{hint}"
+        )
+    found = values_in(inputs)
+    if len(found) != _count(inputs):
+        bad = next(_not_values(inputs, "inputs"))
+        raise TypeError(
+            f"scope: {bad}; inputs are the Values the block is given (lists or tuples of them, two levels "
+            "deep): leave other things out"
+        )
+    return found
+
+
+def _count(items: list[Any] | tuple[Any, ...], depth: int = 2) -> int:
+    return sum(
+        _count(item, depth - 1) if depth > 1 and isinstance(item, (list, tuple)) else 1 for item in items
+    )
+
+
+def _not_values(items: list[Any] | tuple[Any, ...], where: str, depth: int = 2) -> Iterator[str]:
+    """What in ``items`` is not a Value, as ``inputs[1][0] is a float: 2.0``."""
+    for i, item in enumerate(items):
+        if depth > 1 and isinstance(item, (list, tuple)):
+            yield from _not_values(item, f"{where}[{i}]", depth - 1)
+        elif not isinstance(item, Value):
+            yield f"{where}[{i}] is a {type(item).__name__}, not a Value: {item!r:.60}"
 
 
 def values_in(items: Iterable[Any], depth: int = 2) -> tuple[Value, ...]:

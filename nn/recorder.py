@@ -222,23 +222,7 @@ class TrainingRecorder:
         """Everything the page shows, as JSON-ready data."""
         if not self.losses:
             raise RuntimeError("TrainingRecorder: no step was recorded")
-        n = len(self.losses)
-        frame_steps: list[int | None] = [*_evenly(n, self.max_frames)]
-        if self.final is not None:
-            frame_steps.append(None)
-        frames: list[dict[str, Any]] = []
-        for s in frame_steps:
-            if s is None:
-                assert self.final is not None
-                frames.append({"step": None, "weights": [_short(w) for w in self.final[2]], "grads": None})
-            else:
-                frames.append(
-                    {
-                        "step": s,
-                        "weights": [_short(w) for w in self.weights[s]],
-                        "grads": [_short(g) for g in self.grads[s]],
-                    }
-                )
+        frames = self._frames()
         result: dict[str, Any] = {
             "title": self.title,
             "loss_name": self.loss_name,
@@ -262,26 +246,52 @@ class TrainingRecorder:
             "labels": self.labels,
         }
         if self.points:
-            xs = [p[0] for p in self.points]
-            ys = [p[1] for p in self.points]
-            mx = max(0.25, 0.1 * (max(xs) - min(xs)))
-            my = max(0.25, 0.1 * (max(ys) - min(ys)))
-            box = (min(xs) - mx, max(xs) + mx, min(ys) - my, max(ys) + my)
-            result["box"] = list(box)
-            result["grid"] = self.grid
-            chosen = _evenly(len(frames), self.max_boundaries)
-            if len(frames) - 1 not in chosen:
-                chosen.append(len(frames) - 1)
-            current = [p.data for p in self.model.parameters()]
-            try:
-                for i in chosen:
-                    weights = self.final[2] if frames[i]["step"] is None else self.weights[frames[i]["step"]]  # type: ignore[index]
-                    result["boundaries"].append({"frame": i, **self._boundary(weights, box)})
-            finally:
-                self.model.load_state_dict(dict(zip(self.names, current)))
-            n_classes = max([*self.labels, *(k for b in result["boundaries"] for k in b["classes"])]) + 1
-            result["classes"] = max(2, n_classes)
+            self._add_boundaries(frames, result)
         return result
+
+    def _frames(self) -> list[dict[str, Any]]:
+        """The frames the page steps through: up to ``max_frames`` recorded steps, evenly spread,
+        and the final weights (step None) if ``finish`` was called."""
+        frame_steps: list[int | None] = [*_evenly(len(self.losses), self.max_frames)]
+        if self.final is not None:
+            frame_steps.append(None)
+        frames: list[dict[str, Any]] = []
+        for s in frame_steps:
+            if s is None:
+                assert self.final is not None
+                frames.append({"step": None, "weights": [_short(w) for w in self.final[2]], "grads": None})
+            else:
+                frames.append(
+                    {
+                        "step": s,
+                        "weights": [_short(w) for w in self.weights[s]],
+                        "grads": [_short(g) for g in self.grads[s]],
+                    }
+                )
+        return frames
+
+    def _add_boundaries(self, frames: list[dict[str, Any]], result: dict[str, Any]) -> None:
+        """Add the decision boundary of up to ``max_boundaries`` frames (the last always) to
+        ``result``, with the box around the points; the model's weights are put back after."""
+        xs = [p[0] for p in self.points]
+        ys = [p[1] for p in self.points]
+        mx = max(0.25, 0.1 * (max(xs) - min(xs)))
+        my = max(0.25, 0.1 * (max(ys) - min(ys)))
+        box = (min(xs) - mx, max(xs) + mx, min(ys) - my, max(ys) + my)
+        result["box"] = list(box)
+        result["grid"] = self.grid
+        chosen = _evenly(len(frames), self.max_boundaries)
+        if len(frames) - 1 not in chosen:
+            chosen.append(len(frames) - 1)
+        current = [p.data for p in self.model.parameters()]
+        try:
+            for i in chosen:
+                weights = self.final[2] if frames[i]["step"] is None else self.weights[frames[i]["step"]]  # type: ignore[index]
+                result["boundaries"].append({"frame": i, **self._boundary(weights, box)})
+        finally:
+            self.model.load_state_dict(dict(zip(self.names, current)))
+        n_classes = max([*self.labels, *(k for b in result["boundaries"] for k in b["classes"])]) + 1
+        result["classes"] = max(2, n_classes)
 
     def write_html(self, path: str | os.PathLike[str]) -> Path:
         """Write the replay page (one self-contained HTML file) and return its path."""

@@ -7,21 +7,31 @@ import html
 import importlib
 import io
 import json
+import os
 import re
-import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import micrograd
-from micrograd import GraphTooLargeError, GraphvizNotFoundError, Value, explain, explore, topological_order
-from micrograd.viz import backward_steps
+from micrograd import (
+    GraphTooLargeError,
+    GraphvizNotFoundError,
+    Value,
+    explain,
+    explore,
+    render,
+    topological_order,
+)
+from micrograd.viz import GraphvizTimeoutError, backward_steps
 from micrograd.viz.explorer import RULES_IN_WORDS, Explorer
 from nn import MLP
 from tests.explore_graphs import GRAPHS, every_op, explain_steps, operand_line, readme
 
 explore_module = importlib.import_module("micrograd.viz.explorer")  # micrograd.explore is the function
+page_module = importlib.import_module("micrograd.viz.page")
 
 pytest.importorskip("graphviz", reason="the graphviz Python package is not installed")
 from tests.graphviz_support import needs_dot  # noqa: E402
@@ -140,7 +150,7 @@ def test_every_built_in_op_has_its_rule_in_words_and_others_say_where_theirs_com
     rules = {n["op"]: n["rule"] for n in data["nodes"] if n["operands"]}
     assert set(rules) == {*RULES_IN_WORDS, "**3"}
     for op, words in rules.items():
-        assert words == RULES_IN_WORDS.get(op, explore_module._POWER_BY_NUMBER)
+        assert words == RULES_IN_WORDS.get(op, page_module._POWER_BY_NUMBER)
     assert "d(a*b)/da = b" in rules["*"]
     hand = page_data(explore(GRAPHS["by_hand"]() or Value(0.0)).html)
     (rule,) = [n["rule"] for n in hand["nodes"] if n["op"] == "twice_a_plus_b"]
@@ -205,9 +215,87 @@ def test_a_batchs_loss_of_thousands_of_values_is_explored_with_the_builtin_layou
     assert all(f"<title>n{i}</title>" in page for i in range(n))
 
 
-def test_layout_time_is_bounded() -> None:
-    with pytest.raises(TimeoutError, match=r"did not lay out the graph of 7 Values within layout_timeout"):
-        explore(readme(), layout_timeout=1e-6)
+def test_layout_time_is_bounded_and_the_message_names_the_builtin_layout() -> None:
+    with pytest.raises(
+        GraphvizTimeoutError, match=r"did not lay out the graph of 7 Values within layout_timeout"
+    ):
+        explore(readme(), layout="graphviz", layout_timeout=1e-6)
+    with pytest.raises(TimeoutError, match='pass layout="builtin"'):
+        explore(readme(), layout="graphviz", layout_timeout=1e-6)
+
+
+def test_auto_falls_back_to_the_builtin_layout_and_says_so() -> None:
+    with pytest.warns(
+        UserWarning, match=r'within 1e-06 s, so the built-in layout drew it \(layout="builtin"\)'
+    ):
+        page = explore(readme(), layout_timeout=1e-6).html
+    assert 'class="mg-note"' in page and "the built-in layout drew it" in page
+    plain = explore(readme(), layout="builtin").html
+    assert page.replace(page_note(page), "") == plain  # the builtin page, with the note
+
+
+def horner(uses: int = 99) -> Value:
+    """The issue's graph: ``v = v * x + 0.5`` with ``x`` used ``uses`` times (298 Values at 99), on
+    which ``dot`` ran for over 40 minutes."""
+    x = Value(0.9, label="x")
+    v = x
+    for _ in range(uses):
+        v = v * x + 0.5
+    return v
+
+
+@needs_dot
+def test_auto_never_waits_long_on_graphviz() -> None:
+    root = horner()
+    assert len(topological_order(root)) == 298
+    start = time.monotonic()
+    with pytest.warns(UserWarning, match=r"298 Values within 2 s, so the built-in layout drew it"):
+        page = explore(root).html
+    assert time.monotonic() - start < 10  # 2 s of Graphviz, then the built-in layout's moment
+    assert "<title>n297</title>" in page and "the built-in layout drew it" in page
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc to see which processes run")
+@pytest.mark.parametrize("how", ["explore graphviz", "explore auto", "render"])
+def test_a_stopped_dot_leaves_no_process_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    fake = tmp_path / "bin" / "dot"  # a dot that never finishes, and starts a child that would outlive it
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\nsleep 300 &\necho $! > {tmp_path}/child\necho $$ > {tmp_path}/dot\nwait\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    start = time.monotonic()
+    if how == "explore graphviz":
+        with pytest.raises(GraphvizTimeoutError, match='layout="builtin"'):
+            explore(readme(), layout="graphviz", layout_timeout=0.5)
+    elif how == "explore auto":
+        with pytest.warns(UserWarning, match='layout="builtin"'):
+            explore(readme(), layout_timeout=0.5)
+    else:
+        with pytest.raises(GraphvizTimeoutError, match='layout="builtin"'):
+            render(readme(), tmp_path / "g.svg", timeout=0.5)
+    assert time.monotonic() - start < 5
+    pids = [int((tmp_path / name).read_text()) for name in ("dot", "child")]
+    deadline = time.monotonic() + 3
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)  # (the orphaned child is reaped by init, a moment later)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def page_note(page: str) -> str:
+    found = re.search(r'\n  <p class="mg-note".*?</p>', page)
+    assert found
+    return found.group(0)
 
 
 def test_without_graphviz_the_builtin_layout_steps_in_and_asking_for_graphviz_says_how_to_install_it(
@@ -221,11 +309,11 @@ def test_without_graphviz_the_builtin_layout_steps_in_and_asking_for_graphviz_sa
         explore(readme(), layout="neato")
 
 
-def test_a_failing_dot_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fail(*args: Any, **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.CompletedProcess(args, 3, b"", b"syntax error in line 1")
-
-    monkeypatch.setattr(explore_module.subprocess, "run", fail)
+def test_a_failing_dot_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "dot"
+    fake.write_text("#!/bin/sh\necho 'syntax error in line 1' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(RuntimeError, match=r"exit status 3\): syntax error in line 1"):
         explore(readme())
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -83,8 +84,8 @@ def test_bad_arguments_say_what_was_wrong() -> None:
     with record_scopes():
         with pytest.raises(TypeError, match="name must be a str"):
             scope(3)  # type: ignore[arg-type]
-        with pytest.raises(TypeError, match="inputs must be Values or lists"):
-            scope("x", inputs=Value(1.0))  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="inputs must be a Value or a list or tuple of Values, got float"):
+            scope("x", inputs=1.0)  # type: ignore[arg-type]
         with pytest.raises(RuntimeError, match="already recording"), record_scopes():
             pass
     assert not recording()
@@ -319,3 +320,104 @@ def test_a_scopes_name_cannot_inject_markup() -> None:
     text = explore(y + 1, scopes=rec).html
     assert "<script>alert(1)" not in text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+
+
+# --- issue 34, item 2: no silent answers from scopes -------------------------------------------
+
+
+def test_a_recording_of_none_of_the_graphs_values_is_said_not_silent() -> None:
+    import warnings as _warnings
+
+    a = Value(2.0, label="a")
+    with record_scopes() as other, scope("elsewhere"):
+        _ = a * 3
+    loss = a * a
+    with pytest.warns(
+        UserWarning, match=r"recorded none of this graph's 2 Values, so it is shown without boxes"
+    ):
+        page = explore(loss, scopes=other, layout="builtin").html
+    assert 'class="mg-note"' in page and "record_scopes()" in page
+    with record_scopes() as empty:
+        pass
+    with pytest.warns(UserWarning, match="recorded none"):
+        explore(loss, scopes=empty, layout="builtin")
+    with record_scopes() as mine:
+        loss = a * a
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error")  # a recording of the graph: no word
+        explore(loss, scopes=mine)
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"x": Value(1.0)}, r"got dict \(iterating a dict gives its keys: pass list\(d.values\(\)\)\)"),
+        ({Value(1.0)}, "must be a Value or a list or tuple of Values, got set"),
+        ("ab", "got str"),
+        ([Value(1.0), 2.0], r"inputs\[1\] is a float, not a Value: 2.0"),
+        ([[Value(1.0)], [None]], r"inputs\[1\]\[0\] is a NoneType, not a Value"),
+        ([[[Value(1.0)]]], r"inputs\[0\]\[0\] is a list, not a Value"),
+    ],
+)
+def test_inputs_that_are_not_values_are_refused(inputs: object, message: str) -> None:
+    with record_scopes(), pytest.raises(TypeError, match=message):
+        scope("block", inputs=inputs)  # type: ignore[arg-type]
+
+
+def test_inputs_that_are_values_are_kept() -> None:
+    a, b, c = Value(1.0), Value(2.0), Value(3.0)
+    with (
+        record_scopes() as rec,
+        scope("one", inputs=a),
+        scope("nested", inputs=[a, [b, c]]),
+        scope("t", inputs=(c,)),
+    ):
+        pass
+    assert [s.inputs for s in rec.scopes()] == [(a,), (a, b, c), (c,)]
+
+
+def _doubles(x: Value) -> Iterator[Value]:
+    with scope("inside the generator", inputs=[x]):
+        yield x * 2
+        yield x * 3
+
+
+def test_a_scope_left_open_at_a_yield_is_closed_and_named_when_the_caller_goes_on() -> None:
+    from micrograd.scopes import ScopeWarning
+
+    a = Value(1.5, label="a")
+    with record_scopes() as rec:
+        g = _doubles(a)
+        first = next(g)
+        with (
+            pytest.warns(ScopeWarning, match=r"'inside the generator', opened in the generator _doubles\(\)"),
+            scope("the caller's"),
+        ):
+            mine = first + 1
+        caller = rec.scopes()[-1]
+        assert caller.name == "the caller's" and caller.parent is rec.root  # not inside the generator's
+        assert caller.nodes == [mine]
+        list(g)  # the generator finishes: its `with` exits quietly
+    with pytest.warns(ScopeWarning, match="Close the `with scope"), record_scopes() as rec:
+        g = _doubles(a)
+        next(g) * 5  # no scope opens: the warning comes when the recording ends
+    assert rec.scopes()[0].name == "inside the generator"
+
+
+def test_a_generator_that_closes_its_scope_before_yielding_is_quiet() -> None:
+    import warnings as _warnings
+
+    def tidy(x: Value) -> Iterator[Value]:
+        for k in (2, 3):
+            with scope(f"times {k}", inputs=[x]):
+                y = x * k
+            yield y
+
+    a = Value(1.0)
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error")
+        with record_scopes() as rec:
+            total = sum(tidy(a), Value(0.0))
+            with scope("after"):
+                total = total * 2
+    assert [s.name for s in rec.scopes()] == ["times 2", "times 3", "after"]

@@ -1,13 +1,21 @@
-"""The pictures, as a pipeline that reads one way down:
+"""The pictures, as a pipeline that reads one way down; each module imports only those before it:
 
-graph model (``graph_model``: the Values in forward order, their names and roles, and
-``backward()``'s steps, observed) → boxes (``boxes`` groups a ``micrograd.scopes`` recording,
-``box_views`` draws inside each) → layout (``layout``: the built-in one; ``dot``: Graphviz's) →
-page (``explorer`` fills ``page``'s templates in ``assets/``).
+1. ``graph_model``: the Values of a graph in forward order, their ids, names and roles, and
+   ``backward()``'s steps, observed in the engine's own loop (``BackwardTrace``);
+2. ``boxes``: a ``micrograd.scopes`` recording turned into nested boxes of that model, with the
+   backward runs through each;
+3. ``box_views``: what each picture shows, before layout: items (records, ops, closed boxes) and
+   edges, for the whole graph or inside one box;
+4. ``layout``: the built-in layered layout of those items, written as Graphviz's SVG;
+5. ``dot``: Graphviz's picture of a model (``draw_dot``, ``render``, ``explain``, and the
+   explorer's Graphviz layout, run with a time limit and stopped with everything it started);
+6. ``page``: the HTML pages from ``assets/``: the explorer's data, as JSON, around a laid-out picture;
+7. ``explorer``: ``explore``, a short entry that calls them in that order: graph model → (boxes)
+   → layout (built-in, or Graphviz) → page.
 
 ``draw_dot``, ``render`` and ``explain`` (``dot``) and ``explore`` (``explorer``) are the entries.
-May import: ``engine`` (to read a graph), ``func.reverse``, ``scopes`` and ``files``; a module
-here imports only those below it in the pipeline.  Graphviz loads when a picture needs it.
+May import: ``engine`` (to read a graph), ``func.reverse``, ``scopes`` and ``files``.  Graphviz
+loads when a picture needs it.
 
 >>> from micrograd import Value
 >>> from micrograd.viz import explain

@@ -1,4 +1,7 @@
-"""The picture inside one box (``micrograd.viz.boxes``): what the explorer shows when a box is opened.
+"""What each picture shows, before it is laid out: its ``Item``s (a Value's record, an op's
+ellipse, a closed box) and its edges.  ``graph_items`` gives the whole graph's (no boxes);
+``view_items`` the picture inside one box (``micrograd.viz.boxes``), what the explorer shows when a
+box is opened.  ``micrograd.viz.layout`` places them.
 
 Inside box B the picture holds B's own Values (records, and the ops that made them), each box
 directly inside B drawn closed (name, what it is, how many Values), and, dashed, where B's
@@ -25,14 +28,49 @@ from __future__ import annotations
 
 import heapq
 
+from ..engine import Value
 from .boxes import Box, Places, places
-from .graph_model import COLOURS, GraphModel
-from .layout import Item, layout_svg, value_items
+from .graph_model import COLOURS, GraphModel, fmt
 
-__all__ = ["BOX_FILL", "box_lines", "view_items", "view_svgs"]
+__all__ = ["BOX_FILL", "Item", "box_lines", "graph_items", "value_items", "view_items"]
 
 BOX_FILL = "#e5dbff"  # a closed box (a scope): violet, a colour no Value has
 _DETAIL_CHARS = 40
+
+
+class Item:
+    """What a picture shows: a Value's ``record`` (its fields one above the other), an ``op``'s
+    ellipse, or a ``box`` (a scope, drawn closed); ``key`` is its SVG title (``n3``,
+    ``n3_op``, ``g2``); ``dashed``: a Value from outside the box being shown."""
+
+    __slots__ = ("key", "kind", "lines", "fill", "dashed")
+
+    def __init__(self, key: str, kind: str, lines: list[str], fill: str = "", dashed: bool = False) -> None:
+        self.key, self.kind, self.lines, self.fill, self.dashed = key, kind, lines, fill, dashed
+
+
+def _fields(v: Value, name: str) -> list[str]:
+    return [name, f"data {fmt(v.data)}", f"grad {fmt(v.grad)}"]
+
+
+def value_items(v: Value, key: str, name: str, fill: str, dashed: bool = False) -> list[Item]:
+    """``v``'s record and, for a result, its op's ellipse before it."""
+    record = Item(key, "record", _fields(v, name), fill, dashed)
+    return [Item(f"{key}_op", "op", [v._op or "?"]), record] if v._prev and not dashed else [record]
+
+
+def graph_items(model: GraphModel) -> tuple[list[Item], list[tuple[str, str]]]:
+    """The whole graph's items, in forward order, and its edges (operand -> op, op -> result), as
+    ``draw_dot`` draws it."""
+    items: list[Item] = []
+    edges: list[tuple[str, str]] = []
+    for v in model.order:
+        key = model.id(v)
+        items += value_items(v, key, model.names[v], COLOURS[model.roles[v]])
+        if v._prev:
+            edges += [(model.id(c), f"{key}_op") for c in v._prev]
+            edges.append((f"{key}_op", key))
+    return items, edges
 
 
 def box_lines(box: Box) -> list[str]:
@@ -133,9 +171,3 @@ def _topological(items: dict[str, Item], first: dict[str, float], edges: list[tu
             if preds[s] == 0 and s not in placed:
                 heapq.heappush(ready, (first[s], s))
     return out
-
-
-def view_svgs(model: GraphModel, boxes: list[Box]) -> list[str]:
-    """Each box's picture, laid out by ``micrograd.viz.layout`` (see the module docstring)."""
-    where = places(boxes, len(model.order))
-    return [layout_svg(*view_items(model, boxes, box.index, where)) for box in boxes]

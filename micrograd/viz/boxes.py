@@ -40,7 +40,7 @@ from ..engine import Value
 from ..scopes import Recording, Scope
 from .graph_model import BackwardTrace, GraphModel
 
-__all__ = ["Box", "Places", "Run", "boxes_of", "chain_of", "places", "runs_of"]
+__all__ = ["Box", "Places", "Run", "boxes_of", "chain_of", "places", "recorded_any", "runs_of"]
 
 #: At most this many boxes of shared parameters side by side (more: a box per layer, not per neuron).
 MAX_PARAMETER_BOXES = 8
@@ -152,6 +152,13 @@ def _parameter_boxes(
                 made[module] = Scope(name, home, detail="read by several boxes")
                 extra.setdefault(home, []).append(made[module])
             homes[i] = made[module]
+
+
+def recorded_any(model: GraphModel, recording: Recording) -> bool:
+    """Whether ``recording`` saw any op of ``model``'s graph being made: one of another graph, or
+    one that recorded nothing, saw none (its boxes would all be empty)."""
+    made = {id(v) for s in recording.root.walk() for v in s.nodes}
+    return any(id(v) in made for v in model.order)
 
 
 def boxes_of(model: GraphModel, recording: Recording) -> list[Box]:

@@ -42,7 +42,13 @@ Gradients of L with respect to the leaves:
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import re
+import shutil
+import signal
+import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -85,9 +91,11 @@ __all__ = [
     "explain",
     "expression",
     "fmt",
+    "graphviz_svg",
     "names_of",
     "render",
     "role",
+    "run_dot",
 ]
 
 FORMATS = ("png", "svg", "pdf")
@@ -214,8 +222,76 @@ DEFAULT_RENDER_TIMEOUT = 8.0
 
 
 class GraphvizTimeoutError(TimeoutError):
-    """Graphviz's ``dot`` took longer than ``render``'s ``timeout`` and was stopped; the ``.dot``
-    source was saved, and the message says how to get a picture anyway."""
+    """Graphviz's ``dot`` took longer than its time limit (``render``'s ``timeout``, ``explore``'s
+    ``layout_timeout``) and was stopped, with every process it started; the message says how to
+    get a picture anyway (``layout="builtin"`` among them)."""
+
+
+def run_dot(args: list[str], source: str, timeout: float | None) -> subprocess.CompletedProcess[bytes]:
+    """Run Graphviz's ``dot`` with ``args`` on the DOT ``source``: its exit status, output and
+    messages.  Past ``timeout`` seconds (``None``: no limit) it is stopped and
+    ``subprocess.TimeoutExpired`` raised; so it is on any other exception (Ctrl-C).  ``dot`` runs
+    in a process group of its own and the whole group is killed, so that nothing it started (a
+    wrapper script's children, a plugin) is left running: ``dot`` can lay out for an hour."""
+    posix = os.name == "posix"
+    with subprocess.Popen(
+        ["dot", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=posix,  # its own process group, killed whole below
+    ) as proc:
+        try:
+            out, err = proc.communicate(source.encode("utf-8"), timeout=timeout)
+        except BaseException:
+            if posix:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+            proc.kill()
+            proc.wait()  # reaped: no zombie either (the pipes are closed on leaving the with)
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+#: Seconds ``explore(layout="auto")`` gives Graphviz before drawing the graph with the built-in
+#: layout instead: ``dot`` takes well under a second on the graphs it lays out well, and can
+#: take an hour on others of the same size (a 298-Value Horner chain: over 40 minutes).
+AUTO_GRAPHVIZ_SECONDS = 2.0
+
+
+def graphviz_svg(model: GraphModel, timeout: float) -> str:
+    """The explorer's picture of ``model`` (``dot_graph(stacked=True)``) laid out by Graphviz, as
+    SVG (prolog and comments stripped).  Past ``timeout`` seconds ``dot`` is stopped and
+    ``GraphvizTimeoutError`` raised; without ``dot``, ``GraphvizNotFoundError``."""
+    source = dot_graph(model, "svg", stacked=True).source
+    n = len(model.order)
+    if shutil.which("dot") is None:
+        raise GraphvizNotFoundError(
+            "explore: Graphviz's `dot` program was not found on PATH; it lays out the graph. To get it, "
+            + INSTALL_HINT
+            + '; or pass layout="builtin" (this package\'s own layout, no Graphviz needed).'
+        )
+    try:
+        done = run_dot(["-Tsvg"], source, timeout)
+    except subprocess.TimeoutExpired:
+        raise GraphvizTimeoutError(
+            f"explore: Graphviz did not lay out the graph of {n} Values within layout_timeout={timeout:g} s "
+            'and was stopped; pass layout="builtin" (this package\'s own layout: seconds, even for '
+            "thousands of Values), explore a smaller graph (e.g. the loss of one sample instead of the "
+            "whole batch) or pass a larger layout_timeout"
+        ) from None
+    if done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", errors="replace").strip()
+        raise RuntimeError(f"explore: Graphviz's `dot` failed (exit status {done.returncode}): {stderr}")
+    svg = done.stdout.decode("utf-8")
+    start = svg.find("<svg")
+    if start < 0:
+        raise RuntimeError("explore: Graphviz's `dot` wrote no SVG")
+    svg = re.sub(r"<!--.*?-->\n?", "", svg[start:], flags=re.S)
+    missing = [f"n{i}" for i in range(n) if f"<title>n{i}</title>" not in svg]
+    if missing:
+        raise RuntimeError(f"explore: the laid-out graph lacks the nodes {missing[:5]}")
+    return svg
 
 
 def _check_timeout(timeout: object) -> float | None:
@@ -285,8 +361,6 @@ def render(
     >>> out.name, out.read_bytes()[:4]
     ('graph.png', b'\\x89PNG')
     """
-    import subprocess
-
     target, fmt = _target(path, format)
     seconds = _check_timeout(timeout)
     if rankdir not in RANKDIRS:
@@ -299,9 +373,7 @@ def render(
     source_path = target.with_suffix(".dot")
     try:
         # dot itself rather than graphviz's pipe(), which has no timeout in the versions we support
-        done = subprocess.run(
-            ["dot", f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True, timeout=seconds
-        )
+        done = run_dot([f"-T{fmt}"], source, seconds)
     except FileNotFoundError as exc:
         saved = _save_source(source, source_path)
         raise GraphvizNotFoundError(
@@ -309,14 +381,15 @@ def render(
             f"{saved}. To draw it, " + INSTALL_HINT + f", "
             f"then run `dot -T{fmt} {source_path} -o {target}` or call render() again."
         ) from exc
-    except subprocess.TimeoutExpired as exc:  # subprocess.run has killed dot
+    except subprocess.TimeoutExpired as exc:  # run_dot has stopped dot
         saved = _save_source(source, source_path)
         raise GraphvizTimeoutError(
             f"render: Graphviz's `dot` did not finish drawing the graph of {len(model.order)} Values within "
             f"{seconds:g} s and was stopped, so {str(target)!r} was not drawn; {saved}. To get a picture "
             "anyway, draw a smaller graph: one sample (e.g. the loss of a single input instead of the whole "
             "batch), or pass a lower max_nodes= to refuse large graphs at once; format='svg' skips the "
-            "bitmap step, slow for large pictures; timeout=None waits as long as dot needs."
+            "bitmap step, slow for large pictures; timeout=None waits as long as dot needs; or see it "
+            "without Graphviz, laid out in seconds: explore(root, 'graph.html', layout=\"builtin\")."
         ) from exc
     stderr = done.stderr.decode(errors="replace").strip()
     if done.returncode != 0:

@@ -42,69 +42,39 @@ time limit (``layout_timeout`` seconds, default 30); larger ones are laid out by
 from __future__ import annotations
 
 import html
-import json
 import os
-import re
 import shutil
-import subprocess
+import sys
+import types
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, overload
+from typing import overload
 
 from ..engine import Value
 from ..files import write_atomically
 from ..scopes import Recording
 from . import page as pages
-from .box_views import view_svgs
-from .boxes import boxes_of, runs_of
-from .dot import INSTALL_HINT, GraphvizNotFoundError, dot_graph
-from .graph_model import (
-    COLOURS,
-    BackwardTrace,
-    GraphModel,
-    d_of,
-    expression,
-    fmt,
-    graph_model,
-)
-from .layout import graph_svg
+from .boxes import boxes_of, recorded_any, runs_of
+from .dot import AUTO_GRAPHVIZ_SECONDS, GraphvizTimeoutError, graphviz_svg
+from .graph_model import GraphModel, graph_model
+from .layout import box_svgs, graph_svg
+from .page import RULES_IN_WORDS, trace_data
 
-#: Seconds Graphviz may spend laying out the graph before ``explore`` gives up.
+__all__ = ["EXPLORE_MAX_NODES", "RULES_IN_WORDS", "Explorer", "explore", "page", "trace_data"]
+
+#: Seconds Graphviz may spend laying out the graph before ``explore(layout="graphviz")`` gives up.
 DEFAULT_LAYOUT_TIMEOUT = 30.0
 
 #: ``explore``'s default limit: an ``nn.GPT`` training step on one short name has about 7,200 Values.
 EXPLORE_MAX_NODES = 20_000
 
-#: Up to this many Values, ``layout="auto"`` asks Graphviz (where ``dot`` is installed); beyond,
-#: the built-in layout (``micrograd.viz.layout``), which takes seconds where ``dot`` takes minutes.
+#: Up to this many Values, ``layout="auto"`` asks Graphviz (where ``dot`` is installed, for at most
+#: ``AUTO_GRAPHVIZ_SECONDS``); beyond, the built-in layout (``micrograd.viz.layout``), which takes
+#: seconds where ``dot`` takes minutes.
 GRAPHVIZ_UP_TO = 300
 
 LAYOUTS = ("auto", "graphviz", "builtin")
-
-#: Each built-in op's derivative rule, in words (``a``, ``b`` are the operands in order).
-RULES_IN_WORDS: dict[str, str] = {
-    "+": "d(a + b)/da = 1, d(a + b)/db = 1: a sum passes its gradient unchanged to every term",
-    "-": "d(a - b)/da = 1, d(a - b)/db = -1",
-    "*": "d(a*b)/da = b, d(a*b)/db = a: each factor gets the other factor",
-    "/": "d(a/b)/da = 1/b, d(a/b)/db = -a/b²",
-    "**": "d(a**b)/da = b·a**(b-1), d(a**b)/db = a**b·log(a)",
-    "neg": "d(-a)/da = -1",
-    "abs": "d|a|/da = sign(a), and 0 at a = 0",
-    "exp": "d(exp a)/da = exp a: the output itself",
-    "log": "d(log a)/da = 1/a",
-    "sqrt": "d(√a)/da = 1/(2√a)",
-    "tanh": "d(tanh a)/da = 1 - tanh²(a): one minus the output squared",
-    "sigmoid": "d(σ(a))/da = σ(a)·(1 - σ(a)), from the output",
-    "ReLU": "d(relu a)/da = 1 where the output is > 0, else 0 (relu'(0) = 0)",
-    "leaky_relu": "d(leaky_relu a)/da = 1 for a > 0, else the negative slope",
-    "elu": "d(elu a)/da = 1 for a > 0, else alpha·exp(a) (the output + alpha)",
-    "softplus": "d(softplus a)/da = sigmoid(beta·a), and 1 above the threshold (where softplus is a)",
-    "sin": "d(sin a)/da = cos a",
-    "cos": "d(cos a)/da = -sin a",
-}
-_POWER_BY_NUMBER = "d(a**n)/da = n·a**(n-1), for the number n in the op's name"
-_USER_OP = "this op is not built in: its local derivatives come from its own backward (a user-defined op)"
-_NO_RULE = "built by hand without a derivative rule: gradients stop here"
 
 
 class Explorer:
@@ -137,144 +107,6 @@ class Explorer:
         return f"<Explorer of {self.title!r}: {len(self.html):,} characters of HTML; .save(path) writes it>"
 
 
-def _num(x: float) -> list[str]:
-    """A number as the page shows it: [4 decimals as explain prints it, Python's full repr]."""
-    return [fmt(x), repr(float(x))]
-
-
-def _rule_in_words(v: Value, has_rule: bool) -> str:
-    if not v._prev:
-        return ""
-    if not has_rule:
-        return _NO_RULE
-    op = v._op
-    if op in RULES_IN_WORDS:
-        return RULES_IN_WORDS[op]
-    if op.startswith("**") and len(v._prev) == 1:
-        return _POWER_BY_NUMBER
-    return _USER_OP
-
-
-def trace_data(model: GraphModel, trace: BackwardTrace) -> dict[str, Any]:
-    """The page's data: every node and backward step of ``model``'s one output (``trace``: its
-    backward pass), every number as [explain's text, repr]."""
-    index, names, root = model.index, model.names, trace.root
-    rules = {step.node: step.has_rule for step in trace.steps}
-    nodes = []
-    for i, v in enumerate(model.order):
-        nodes.append(
-            {
-                "id": f"n{i}",
-                "name": names[v],
-                "label": v.label,
-                "op": v._op,
-                "role": model.roles[v],
-                "data": _num(v.data),
-                "grad": _num(trace.grads[v]),
-                "operands": [index[c] for c in v._prev],
-                "expr": expression(v, names) if v._prev else "",
-                "rule": _rule_in_words(v, rules.get(v, True)),
-                "dname": d_of(names[root], names[v]),
-            }
-        )
-    steps = []
-    for step in trace.steps:
-        v = step.node
-        steps.append(
-            {
-                "node": index[v],
-                "upstream": _num(step.upstream),
-                "has_rule": step.has_rule,
-                "contributions": [
-                    {
-                        "operand": index[c.operand],
-                        "dlocal": d_of(names[v], names[c.operand]),
-                        "local": _num(c.local),
-                        "contribution": _num(c.contribution),
-                        "total": _num(c.total),
-                    }
-                    for c in step.contributions
-                ],
-            }
-        )
-    return {
-        "root": index[root],
-        "nodes": nodes,
-        "steps": steps,
-        "colours": COLOURS,
-        "seed": _num(1.0),
-    }
-
-
-def boxes_data(model: GraphModel, recording: Recording, trace: BackwardTrace, data: dict[str, Any]) -> str:
-    """Add the boxes of ``recording``'s scopes to the page's ``data`` (each node's box; each box's
-    name, place, inputs, outputs, backward runs along ``trace`` and picture) and return the
-    whole graph's picture."""
-    boxes = boxes_of(model, recording)
-    runs = runs_of(model, boxes, trace)
-    svgs = view_svgs(model, boxes)
-    for box in boxes:
-        for i in box.members:
-            data["nodes"][i]["box"] = box.index
-    data["boxes"] = [
-        {
-            "name": box.name,
-            "detail": box.detail,
-            "parent": box.parent,
-            "size": box.size,
-            "inputs": box.inputs,
-            "outputs": box.outputs,
-            "runs": [
-                {
-                    "first": run.first,
-                    "last": run.last,
-                    "upstream": [[i, _num(g)] for i, g in run.upstream],
-                    "given": [[i, _num(g), _num(total)] for i, g, total in run.given],
-                }
-                for run in runs[box.index]
-            ],
-            "svg": svgs[box.index] if box.index else None,  # box 0's: in the page
-        }
-        for box in boxes
-    ]
-    return svgs[0]
-
-
-def _layout_svg(model: GraphModel, timeout: float) -> str:
-    """draw_dot's graph laid out by Graphviz as SVG (prolog and comments stripped), within ``timeout`` s."""
-    source = dot_graph(model, "svg", stacked=True).source
-    n = len(model.order)
-    dot = shutil.which("dot")
-    if dot is None:
-        raise GraphvizNotFoundError(
-            "explore: Graphviz's `dot` program was not found on PATH; it lays out the graph. To get it, "
-            + INSTALL_HINT
-            + "."
-        )
-    try:
-        done = subprocess.run(
-            [dot, "-Tsvg"], input=source.encode("utf-8"), capture_output=True, timeout=timeout, check=False
-        )
-    except subprocess.TimeoutExpired:
-        raise TimeoutError(
-            f"explore: Graphviz did not lay out the graph of {n} Values within layout_timeout={timeout:g} s; "
-            "explore a smaller graph (e.g. the loss of one sample instead of the whole batch) "
-            "or pass a larger layout_timeout"
-        ) from None
-    if done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", errors="replace").strip()
-        raise RuntimeError(f"explore: Graphviz's `dot` failed (exit status {done.returncode}): {stderr}")
-    svg = done.stdout.decode("utf-8")
-    start = svg.find("<svg")
-    if start < 0:
-        raise RuntimeError("explore: Graphviz's `dot` wrote no SVG")
-    svg = re.sub(r"<!--.*?-->\n?", "", svg[start:], flags=re.S)
-    missing = [f"n{i}" for i in range(n) if f"<title>n{i}</title>" not in svg]
-    if missing:
-        raise RuntimeError(f"explore: the laid-out graph lacks the nodes {missing[:5]}")
-    return svg
-
-
 #: What explore's GraphTooLargeError advises (``{n}``: the graph's size).
 EXPLORE_ADVICE = (
     "a graph this large is slow to lay out and too dense to follow step by step. Explore the graph of a "
@@ -284,16 +116,8 @@ EXPLORE_ADVICE = (
 )
 
 
-def page(
-    root: Value,
-    params: Iterable[Value] | None = None,
-    max_nodes: int | None = EXPLORE_MAX_NODES,
-    layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
-    title: str | None = None,
-    layout: str = "auto",
-    scopes: Recording | None = None,
-) -> Explorer:
-    """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows)."""
+def _check(root: object, layout_timeout: object, layout: object, scopes: object) -> None:
+    """Refuse what ``explore`` cannot use, saying what it needs instead."""
     if not isinstance(root, Value):
         raise TypeError(f"explore() needs a Value, got {type(root).__name__}: {root!r}")
     if (
@@ -311,26 +135,74 @@ def page(
             "explore: scopes must be what `with micrograd.scopes.record_scopes() as scopes:` gives, "
             f"got {type(scopes).__name__}: {scopes!r}"
         )
+    if scopes is not None and layout == "graphviz":
+        raise ValueError("explore: a graph in boxes (scopes=) is laid out by layout='builtin' only")
+
+
+def _said(note: str) -> str:
+    """``note``, also as a warning (the page shows it too), pointed at the user's line that
+    called ``explore``: the first frame outside this package's pictures."""
+    depth = 2
+    frame: types.FrameType | None = sys._getframe(1)
+    here = os.path.dirname(__file__)
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == here:
+        depth, frame = depth + 1, frame.f_back
+    warnings.warn(note, stacklevel=depth)
+    return note
+
+
+def _picture(model: GraphModel, layout: str, timeout: float) -> tuple[str, str]:
+    """The graph laid out as ``layout`` asks, and a note for the page (empty if none): with
+    ``"auto"``, Graphviz for a small graph where ``dot`` is installed, within
+    ``AUTO_GRAPHVIZ_SECONDS``, else (and on its timeout, said) the built-in layout."""
+    if layout == "graphviz":
+        return graphviz_svg(model, timeout), ""
+    n = len(model.order)
+    if layout == "auto" and n <= GRAPHVIZ_UP_TO and shutil.which("dot") is not None:
+        limit = min(timeout, AUTO_GRAPHVIZ_SECONDS)
+        try:
+            return graphviz_svg(model, limit), ""
+        except GraphvizTimeoutError:
+            return graph_svg(model), _said(
+                f"explore: Graphviz did not lay out this graph of {n} Values within {limit:g} s, so the "
+                'built-in layout drew it (layout="builtin"); layout="graphviz" waits up to layout_timeout'
+            )
+    return graph_svg(model), ""
+
+
+def page(
+    root: Value,
+    params: Iterable[Value] | None = None,
+    max_nodes: int | None = EXPLORE_MAX_NODES,
+    layout_timeout: float = DEFAULT_LAYOUT_TIMEOUT,
+    title: str | None = None,
+    layout: str = "auto",
+    scopes: Recording | None = None,
+) -> Explorer:
+    """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
+    after the other: graph model, (boxes), layout, page."""
+    _check(root, layout_timeout, layout, scopes)
     model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE)
     trace = model.backward()
     data = trace_data(model, trace)
-    if layout == "auto":
-        small = len(model.order) <= GRAPHVIZ_UP_TO and shutil.which("dot") is not None
-        layout = "graphviz" if small and scopes is None else "builtin"
+    note = ""
+    if scopes is not None and not recorded_any(model, scopes):
+        note = _said(
+            f"explore: the scopes given recorded none of this graph's {len(model.order)} Values, so it is "
+            "shown without boxes; build the graph inside `with micrograd.scopes.record_scopes() as scopes:` "
+            "and pass that recording"
+        )
+        scopes = None
     if scopes is not None:
-        if layout == "graphviz":
-            raise ValueError("explore: a graph in boxes (scopes=) is laid out by layout='builtin' only")
-        svg = boxes_data(model, scopes, trace, data)
-    elif layout == "graphviz":
-        svg = _layout_svg(model, float(layout_timeout))
+        boxes = boxes_of(model, scopes)
+        svgs = box_svgs(model, boxes)
+        pages.boxes_data(boxes, runs_of(model, boxes, trace), svgs, data)
+        svg = svgs[0]
     else:
-        svg = graph_svg(model)
-    name = model.names[root]
-    heading = title if title is not None else f"Backpropagation from {name} = {fmt(root.data)}"
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    count = f"{len(model.order):,} Values, {len(data['steps']):,} backward steps"
-    text = pages.page("explorer", TITLE=html.escape(heading), COUNT=count, SVG=svg, DATA=payload)
-    return Explorer(text, heading)
+        svg, said = _picture(model, layout, float(layout_timeout))
+        note = note or said
+    heading = pages.heading(model, title)
+    return Explorer(pages.explorer_page(model, data, svg, heading, note), heading)
 
 
 @overload

@@ -32,10 +32,11 @@ import html
 import itertools
 import math
 
-from ..engine import Value
-from .graph_model import COLOURS, GraphModel, fmt
+from .box_views import Item, graph_items, view_items
+from .boxes import Box, places
+from .graph_model import GraphModel
 
-__all__ = ["Item", "graph_svg", "layout_svg", "text_width", "value_items"]
+__all__ = ["box_svgs", "graph_svg", "layout_svg", "text_width"]
 
 FONT_SIZE = 11.0  # draw_dot's fontsize, op names' too (as the explorer draws them)
 FIELD_HEIGHT = 19.0  # a record's field, one above the other (Graphviz's, at 11 pt)
@@ -90,27 +91,6 @@ class _Node:
         self.pos = 0.0  # place in its column, for ordering
         self.preds: list[_Node] = []  # in operand order, for an op
         self.succs: list[_Node] = []
-
-
-def _fields(v: Value, name: str) -> list[str]:
-    return [name, f"data {fmt(v.data)}", f"grad {fmt(v.grad)}"]
-
-
-class Item:
-    """What a picture shows: a Value's ``record`` (its fields one above the other), an ``op``'s
-    ellipse, or a ``box`` (a scope, drawn closed); ``key`` is its SVG title (``n3``,
-    ``n3_op``, ``g2``); ``dashed``: a Value from outside the box being shown."""
-
-    __slots__ = ("key", "kind", "lines", "fill", "dashed")
-
-    def __init__(self, key: str, kind: str, lines: list[str], fill: str = "", dashed: bool = False) -> None:
-        self.key, self.kind, self.lines, self.fill, self.dashed = key, kind, lines, fill, dashed
-
-
-def value_items(v: Value, key: str, name: str, fill: str, dashed: bool = False) -> list[Item]:
-    """``v``'s record and, for a result, its op's ellipse before it."""
-    record = Item(key, "record", _fields(v, name), fill, dashed)
-    return [Item(f"{key}_op", "op", [v._op or "?"]), record] if v._prev and not dashed else [record]
 
 
 def _node_of(item: Item) -> _Node:
@@ -324,15 +304,14 @@ def _edge_svg(chain: list[_Node], title: str) -> list[str]:
 
 def graph_svg(model: GraphModel) -> str:
     """``model``'s graph as ``draw_dot`` draws it, laid out here and written as Graphviz's SVG."""
-    items: list[Item] = []
-    edges: list[tuple[str, str]] = []
-    for v in model.order:
-        key = model.id(v)
-        items += value_items(v, key, model.names[v], COLOURS[model.roles[v]])
-        if v._prev:
-            edges += [(model.id(c), f"{key}_op") for c in v._prev]
-            edges.append((f"{key}_op", key))
-    return layout_svg(items, edges)
+    return layout_svg(*graph_items(model))
+
+
+def box_svgs(model: GraphModel, boxes: list[Box]) -> list[str]:
+    """Each box's picture (``micrograd.viz.box_views``), laid out here: the explorer's pictures of a
+    graph in boxes, box 0's (the whole graph, its top boxes closed) first."""
+    where = places(boxes, len(model.order))
+    return [layout_svg(*view_items(model, boxes, box.index, where)) for box in boxes]
 
 
 def layout_svg(items: list[Item], edges: list[tuple[str, str]]) -> str:
