@@ -819,3 +819,62 @@ def test_the_public_names_still_import() -> None:
 
     assert micrograd.exercises.check is check and exercises.CheckLine is CheckLine
     assert exercises.CheckResult is CheckResult and "tanh" in check.ops  # type: ignore[attr-defined]
+
+
+# ---- the references are the built-in rules, whatever the student patched -------------------------------
+
+
+def test_a_patched_value_method_does_not_become_the_reference() -> None:
+    # The lecture adds a method by patching the class; a wrong tanh patched in must stay wrong.
+    from micrograd.engine import Value as EngineValue
+
+    original = EngineValue.__dict__["tanh"]
+    try:
+        EngineValue.tanh = lambda self: self * 1.0  # type: ignore[method-assign]
+
+        def mytanh(x: Value) -> Value:
+            return x.tanh()  # the patched method: x * 1.0, not tanh
+
+        result = exercises.check(mytanh, like="tanh", quiet=True)
+        assert result.verdict == "WRONG"
+        assert line(result, "forward").status == "WRONG"
+        assert re.search(r"yours -?[\d.]+, expected -?[\d.]+", line(result, "forward").message)
+    finally:
+        EngineValue.tanh = original  # type: ignore[method-assign]
+    assert Value(1.0).tanh().data == math.tanh(1.0)
+    assert exercises.check(GoodTanh, like="tanh", quiet=True).verdict == "RIGHT"
+
+
+def test_a_patched_rule_of_a_built_in_op_does_not_become_the_reference() -> None:
+    from micrograd.engine import Mul as EngineMul
+
+    original = EngineMul.__dict__["backward"]
+    try:
+        EngineMul.backward = staticmethod(lambda ctx, g: (g, g))  # type: ignore[assignment]  # wrong: 1 each
+        result = exercises.check(lambda a, b: a * b, like="mul", quiet=True)
+        assert result.verdict == "WRONG" and line(result, "backward").status == "WRONG"
+    finally:
+        EngineMul.backward = original  # type: ignore[method-assign]
+    assert EngineMul.builtin  # put back: built-in again
+    assert exercises.check(Mul, like="mul", quiet=True).verdict == "RIGHT"
+
+
+@pytest.mark.parametrize("name", sorted(exercises.check.ops))  # type: ignore[attr-defined]
+def test_every_reference_is_the_value_method_it_replaces(name: str) -> None:
+    from micrograd.exercises.inputs import resolve_like
+
+    reference, _ = resolve_like(name)
+    by_method = {
+        "abs": abs,
+        "neg": lambda x: -x,
+        "square": lambda x: x * x,
+        "add": lambda a, b: a + b,
+        "sub": lambda a, b: a - b,
+        "mul": lambda a, b: a * b,
+        "div": lambda a, b: a / b,
+        "pow": lambda a, b: a**b,
+    }.get(name, lambda x: getattr(x, name)())
+    args = [Value(0.7), Value(1.3)] if name in ("add", "sub", "mul", "div", "pow") else [Value(0.7)]
+    mine, theirs = reference(*args), by_method(*args)
+    assert mine.data == theirs.data
+    assert [g for g in micrograd.grad(mine, args)] == [g for g in micrograd.grad(theirs, args)]

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import math as _pymath
 from collections.abc import Callable
+from typing import Any, cast
 
-from ..engine import Value
+from .. import ops
+from ..engine import Add, Function, FunctionType, Mul, ReLU, Tanh, Value
 from ..math.floats import sigmoid as _fsigmoid
 from ..math.floats import tanh as _ftanh
 
@@ -17,31 +19,76 @@ Point = tuple[float, ...]
 Domain = Callable[..., bool]
 
 # ---- the built-in ops a student's op can be checked against ------------------------------
+# The references call copies of the ops' Function classes made here, with the rules the package
+# defined (``builtin_rules``, kept when each op's class was made), never ``Value.tanh`` or
+# ``Tanh.backward`` looked up at call time.  The lecture adds methods by patching the class
+# (``Value.tanh = my_tanh``, ``Tanh.backward = my_rule``): a reference that called the patched
+# method would compare the student's op with itself, and say RIGHT whatever it computes.
+
+
+def frozen(fn: type[Function]) -> type[Function]:
+    """A copy of the built-in op ``fn`` with its rules as the package wrote them: what the
+    student patches later (``fn.backward``, or the Value method that calls ``fn``) is not seen.
+
+    >>> from micrograd.engine import Tanh
+    >>> reference = frozen(Tanh)
+    >>> reference.apply(Value(0.5)).data == Value(0.5).tanh().data
+    True
+    """
+    forward, backward = fn.builtin_rules or (fn.forward, fn.backward)
+    namespace: dict[str, Any] = {
+        "name": fn.name,
+        "builtin": True,  # one float per operand, unchecked, as the op itself
+        "forward": staticmethod(forward),
+        "backward": staticmethod(backward),
+        "__module__": __name__,
+        "__doc__": f"The built-in {fn.name} as defined, for exercises.check.",
+    }
+    copy = FunctionType(f"Reference{fn.__name__}", (fn,), namespace)
+    return cast("type[Function]", copy)
+
+
+def with_defaults(params: tuple[Any, ...], defaults: tuple[float, ...]) -> tuple[Any, ...]:
+    """The params given, then the op's defaults for the rest (a Value method's keyword defaults)."""
+    return (*params, *defaults[len(params) :])
+
+
+def unary(fn: type[Function], defaults: tuple[float, ...] = ()) -> Callable[..., Value]:
+    reference = frozen(fn)
+    return lambda x, *params: reference.apply(x, *with_defaults(params, defaults))
+
+
+def binary(fn: type[Function]) -> Callable[..., Value]:
+    reference = frozen(fn)
+    return lambda a, b: reference.apply(a, b)
+
+
+_SQUARE = frozen(Mul)  # x * x, as the lecture writes it
 
 UNARY: dict[str, Callable[..., Value]] = {
-    "exp": lambda x: x.exp(),
-    "expm1": lambda x: x.expm1(),
-    "log": lambda x: x.log(),
-    "log1p": lambda x: x.log1p(),
-    "sqrt": lambda x: x.sqrt(),
-    "tanh": lambda x: x.tanh(),
-    "sigmoid": lambda x: x.sigmoid(),
-    "relu": lambda x: x.relu(),
-    "sin": lambda x: x.sin(),
-    "cos": lambda x: x.cos(),
-    "abs": lambda x: abs(x),
-    "neg": lambda x: -x,
-    "square": lambda x: x * x,
-    "leaky_relu": lambda x, *p: x.leaky_relu(*p),
-    "elu": lambda x, *p: x.elu(*p),
-    "softplus": lambda x, *p: x.softplus(*p),
+    "exp": unary(ops.Exp),
+    "expm1": unary(ops.Expm1),
+    "log": unary(ops.Log),
+    "log1p": unary(ops.Log1p),
+    "sqrt": unary(ops.Sqrt),
+    "tanh": unary(Tanh),
+    "sigmoid": unary(ops.Sigmoid),
+    "relu": unary(ReLU),
+    "sin": unary(ops.Sin),
+    "cos": unary(ops.Cos),
+    "abs": unary(ops.Abs),
+    "neg": unary(ops.Neg),
+    "square": lambda x: _SQUARE.apply(x, x),
+    "leaky_relu": unary(ops.LeakyReLU, (0.01,)),  # Value.leaky_relu's negative_slope
+    "elu": unary(ops.ELU, (1.0,)),  # alpha
+    "softplus": unary(ops.Softplus, (1.0, 20.0)),  # beta, threshold
 }
 BINARY: dict[str, Callable[..., Value]] = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b,
-    "pow": lambda a, b: a**b,
+    "add": binary(Add),
+    "sub": binary(ops.Sub),
+    "mul": binary(Mul),
+    "div": binary(ops.Div),
+    "pow": binary(ops.Pow),  # Value ** Value
 }
 DOMAINS: dict[str, tuple[float, float]] = {
     "log": (0.0, _pymath.inf),
