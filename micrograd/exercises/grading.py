@@ -21,7 +21,9 @@ RIGHT, EXCEPT AT EDGES, WRONG, NOT WRITTEN YET or TIMED OUT.
 
 Every call of the student's code runs with a time limit (``timeout`` seconds,
 5 by default): a forward or backward that runs longer is stopped and named, with
-the point.  ``check`` returns a ``CheckResult`` (truthy when every check passed)
+the point.  On Linux the check runs in a forked child process, which is killed if the
+student's own ``except:`` swallows the stop (``isolation``), so ``check`` always comes back,
+within about twice the limit.  ``check`` returns a ``CheckResult`` (truthy when every check passed)
 and never raises on a wrong answer: only a broken call (a ``TypeError`` in the
 student's code, say) raises, with the student's own traceback.  A forward or
 backward that still raises ``NotImplementedError`` counts as not written yet.
@@ -50,6 +52,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..engine import Value
+from . import isolation
 from .chain_rule import check_chain_rule
 from .compare import at_point
 from .first_order import check_backward, check_forward
@@ -104,13 +107,8 @@ def check(
     check_timeout(timeout)
     name = getattr(fn, "name", "") or getattr(fn, "__name__", "") or type(fn).__name__
     task = make_task(fn, name, like, domain, params, points, timeout)
-    result = CheckResult(name)
     try:
-        run_checks(result, task)
-    except NotWrittenError as todo:
-        result.lines.append(CheckLine("TODO", todo.where, f"{name}.{todo.where} is not written yet"))
-    except TimedOut as slow:
-        result.lines.append(timeout_line(slow, isinstance(fn, type), task.names))
+        result = grade(task, name, isinstance(fn, type))
     except Exception as exc:  # a broken call: the student's own exception, traceback and all
         if hasattr(exc, "add_note"):  # Python 3.11+
             exc.add_note(f"(raised while micrograd.exercises.check ran {name})")
@@ -153,6 +151,45 @@ def make_task(
     cases = [(pt, ps, edge) for ps in param_sets for pt, edge in pts]
     limited = Limited(student, None if timeout is None else float(timeout))
     return Task(limited, reference, like_name, cases, names, inside, bounds)
+
+
+def grade(task: Task, name: str, is_function: bool) -> CheckResult:
+    """Run the checks: in a child process that can be killed when there is a time limit and
+    Linux's fork (an ``except:`` in the student's code cannot swallow that stop), else here."""
+    seconds = task.student.seconds
+    if seconds is None or not isolation.available():
+        return grade_here(task, name, is_function)
+    outcome = isolation.run(lambda heartbeat: grade_in_child(heartbeat, task, name, is_function), seconds)
+    if isinstance(outcome, isolation.Stopped):
+        slow = TimedOut(outcome.what, outcome.pt, outcome.ps, seconds)
+        return CheckResult(name, [*outcome.lines, timeout_line(slow, is_function, task.names)])
+    if isinstance(outcome, isolation.Failed):
+        # The student's code raised in the child: run the check again here, so that what is
+        # raised is the student's own exception with its traceback (the same op raises again).
+        return grade_here(task, name, is_function)
+    return CheckResult(name, outcome)
+
+
+def grade_in_child(
+    heartbeat: isolation.Heartbeat, task: Task, name: str, is_function: bool
+) -> list[CheckLine]:
+    """The checks as the child runs them: each call of the student's code reported to the parent."""
+    result = CheckResult(name)
+    heartbeat.lines = result.lines
+    task.student.watch = heartbeat
+    return grade_here(task, name, is_function, result).lines
+
+
+def grade_here(task: Task, name: str, is_function: bool, result: CheckResult | None = None) -> CheckResult:
+    """The checks, in this process: a call out of time or not written yet ends them with its line."""
+    result = CheckResult(name) if result is None else result
+    try:
+        run_checks(result, task)
+    except NotWrittenError as todo:
+        result.lines.append(CheckLine("TODO", todo.where, f"{name}.{todo.where} is not written yet"))
+    except TimedOut as slow:
+        result.lines.append(timeout_line(slow, is_function, task.names))
+    return result
 
 
 def run_checks(result: CheckResult, task: Task) -> None:

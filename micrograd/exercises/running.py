@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ..engine import Value
 from ..func.reverse import grad
@@ -122,40 +122,65 @@ def grads_of(
 # ---- the time limit ---------------------------------------------------------------------
 
 
+T = TypeVar("T")
+
+
+class Watch(Protocol):
+    """Who is told when a call of the student's code starts and ends (``isolation``'s heartbeat)."""
+
+    def started(self, what: str, pt: Point, ps: tuple[float, ...]) -> None: ...
+
+    def ended(self) -> None: ...
+
+
 class Limited:
     """The student's op, each call of its forward and of its backward (``grad``) under the time
-    limit; a call out of time is a ``TimedOut`` naming the point."""
+    limit; a call out of time is a ``TimedOut`` naming the point.  ``watch``, when set, is told
+    when each call starts and ends: the process that runs the check reports to its parent,
+    which stops it when a call runs past the limit anyway (an ``except:`` that swallowed the
+    in-process stop)."""
 
     def __init__(self, f: Callable[..., Value], seconds: float | None) -> None:
         self.f, self.seconds = f, seconds
         self.__name__ = getattr(f, "__name__", "the op")
+        self.watch: Watch | None = None
 
     def __call__(self, *args: Any) -> Value:
-        started = time.monotonic()
-        try:
-            with time_limit(self.seconds):
-                return self.f(*args)
-        except Interrupted as exc:
-            raise self._timed_out(which_rule(exc, "forward"), args, started) from None
+        return self._limited("forward", args, lambda: self.f(*args))
 
     def grad(self, out: Value, xs: list[Value], ps: tuple[float, ...] = (), **kwargs: Any) -> list[Any]:
+        return self._limited("backward", [*xs, *ps], lambda: list(grad(out, xs, allow_unused=True, **kwargs)))
+
+    def _limited(self, what: str, args: Sequence[Any], call: Callable[[], T]) -> T:
+        pt, ps = point_of(args)
+        if self.watch is not None:
+            self.watch.started(what, pt, ps)
         started = time.monotonic()
         try:
             with time_limit(self.seconds):
-                return list(grad(out, xs, allow_unused=True, **kwargs))
+                answer = call()
         except Interrupted as exc:
-            raise self._timed_out(which_rule(exc, "backward"), [*xs, *ps], started) from None
+            raise TimedOut(which_rule(exc, what), pt, ps, self.seconds or 0.0) from None
+        finally:
+            if self.watch is not None:
+                self.watch.ended()
+        if self.seconds is not None and time.monotonic() - started > self.seconds:
+            # Stopped, but the student's own ``except:`` swallowed the stop and the call went on:
+            # out of time all the same (its answer is whatever the handler left).
+            raise TimedOut(what, pt, ps, self.seconds)
+        return answer
 
-    def _timed_out(self, what: str, args: Sequence[Any], started: float) -> TimedOut:
-        pt = tuple(float(a.data) for a in args if isinstance(a, Value))
-        ps = tuple(float(a) for a in args if not isinstance(a, Value))
-        return TimedOut(what, pt, ps, self.seconds or time.monotonic() - started)
+
+def point_of(args: Sequence[Any]) -> tuple[Point, tuple[float, ...]]:
+    """The inputs' numbers and the params of a call, for the messages."""
+    pt = tuple(float(a.data) for a in args if isinstance(a, Value))
+    ps = tuple(float(a) for a in args if not isinstance(a, Value))
+    return pt, ps
 
 
 Case = tuple[Point, tuple[float, ...], bool]  # the inputs' numbers, the params, whether an edge point
-Run = (
-    tuple[list[Value], Value] | Raised
-)  # the student's forward at a case: inputs and result, or what it raised
+# the student's forward at a case: its inputs and result, or what it raised
+Run = tuple[list[Value], Value] | Raised
 
 
 @dataclass
