@@ -114,13 +114,75 @@ class Block(Module):
 
 LAYER_KEYS = ("attn_wq", "attn_wk", "attn_wv", "attn_wo", "mlp_fc1", "mlp_fc2")
 
+# ---- checks of GPT's arguments ---------------------------------------------------------------
+# The most parameters GPT allocates.  Each is a Value (about 113 bytes with its list slot), drawn
+# one at a time, and a scalar engine takes minutes per step long before that: 10**7 is about
+# 1.1 GB.  A bigger model is refused before allocating (GPT(5, 10**9) would fill the memory row
+# by row); raise it here (nn.gpt.MAX_PARAMETERS = ...) if you really mean it.
+MAX_PARAMETERS = 10**7
+BYTES_PER_PARAMETER = 113
+
+
+def parameter_count(vocab_size: int, block_size: int, n_layer: int, n_embd: int) -> int:
+    """wte and lm_head (vocab x embd each), wpe (block x embd), and per layer four attention
+    matrices (embd x embd) and the MLP's two (4 embd x embd).
+
+    >>> parameter_count(27, 16, 1, 16)  # microgpt's names model
+    4192
+    """
+    return n_embd * (2 * vocab_size + block_size) + n_layer * 12 * n_embd * n_embd
+
+
+def check_affordable(vocab_size: int, block_size: int, n_layer: int, n_embd: int) -> None:
+    n = parameter_count(vocab_size, block_size, n_layer, n_embd)
+    if n > MAX_PARAMETERS:
+        raise ValueError(
+            f"GPT(vocab_size={vocab_size}, block_size={block_size}, n_layer={n_layer}, n_embd={n_embd}) "
+            f"would have {n:,} parameters, about {n * BYTES_PER_PARAMETER / 1e9:,.1f} GB as Values, "
+            f"more than {MAX_PARAMETERS:,} (nn.gpt.MAX_PARAMETERS); make the sizes smaller (microgpt's: "
+            "block_size=16, n_layer=1, n_embd=16)"
+        )
+
+
+def check_std(std: object) -> None:
+    if isinstance(std, bool) or not isinstance(std, numbers.Real) or not 0.0 <= float(std) < math.inf:
+        raise ValueError(
+            f"std must be a finite number >= 0 (the weights' standard deviation; microgpt's is 0.08), "
+            f"got {std!r}"
+        )
+
+
+def check_finite_values(matrices: Mapping[str, Matrix], layers: Sequence[Mapping[str, Matrix]]) -> None:
+    """A Value of nan or inf among the weights is refused, as the number nan is: a model that
+    diverged in training gives nan losses from then on."""
+    named = [
+        *matrices.items(),
+        *((f"layer{i}.{k}", m) for i, layer in enumerate(layers) for k, m in layer.items()),
+    ]
+    for name, matrix in named:
+        for i, row in enumerate(matrix):
+            for j, w in enumerate(row):
+                if not math.isfinite(w.data):
+                    raise ValueError(
+                        f"{name}[{i}][{j}] is {w!r}: every weight must be finite; the model it came from "
+                        "diverged (a smaller learning rate, or a checkpoint from before, will do)"
+                    )
+
 
 class GPT(Module):
     """microgpt's GPT: ``model(tokens)`` gives the logits at every position, causally.
 
     ``tokens`` are ids (ints, or Values holding them, which ``micrograd.compile``
     traces), at most ``block_size`` of them.  ``model.loss(tokens)`` is microgpt's
-    loss, the mean over positions of ``-log softmax(logits)[next token]``.
+    loss, the mean over positions of ``-log softmax(logits)[next token]``.  An id out of
+    the vocabulary, or a Value between two ids, is refused (it would give nan or a blend
+    of rows), and so are sizes beyond ``MAX_PARAMETERS`` parameters, before allocating.
+
+    >>> model = GPT(5, block_size=4, n_embd=4, n_head=2)
+    >>> model.loss([Value(4.0), Value(9.0), Value(4.0)])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: token id Value(data=9.0...) is not in the vocabulary 0..4: an id given as a Value must ...
     """
 
     def __init__(
@@ -139,6 +201,8 @@ class GPT(Module):
         check_size("n_head", n_head)
         if n_embd % n_head:
             raise ValueError(f"n_embd ({n_embd}) must be divisible by n_head ({n_head})")
+        check_std(std)
+        check_affordable(vocab_size, block_size, n_layer, n_embd)  # before a single weight is drawn
         rng = random.Random(seed)  # microgpt's order of draws: wte, wpe, lm_head, then layer by layer
         self.vocab_size, self.block_size, self.n_layer, self.n_embd, self.n_head = (
             vocab_size,
@@ -260,14 +324,25 @@ class GPT(Module):
         return samples
 
     def _check_token(self, token: Token) -> None:
+        """An id is an int in 0..vocab_size-1, or a Value holding one (as ``compile`` traces ids):
+        an id out of range, or between two ids, would pick nan or a blend of rows, with no word."""
         if isinstance(token, Value):
-            return  # (a traced id: an id out of range picks nan, as losses.cross_entropy's labels)
+            number = token.data  # the traced id's number now; CompiledLoss checks each replay's ids
+            if not (math.isfinite(number) and number == int(number) and 0 <= number < self.vocab_size):
+                raise ValueError(
+                    f"token id {token!r} is not in the vocabulary 0..{self.vocab_size - 1}: an id given "
+                    "as a Value must hold a whole number in that range (the tokenizer's encode gives them)"
+                )
+            return
         if (
             isinstance(token, bool)
             or not isinstance(token, numbers.Integral)
             or not 0 <= token < self.vocab_size
         ):
-            raise ValueError(f"token id {token!r} is not in the vocabulary 0..{self.vocab_size - 1}")
+            raise ValueError(
+                f"token id {token!r} is not in the vocabulary 0..{self.vocab_size - 1}: ids are ints in that "
+                f"range (the tokenizer's encode gives them; a model for it is GPT(tok.vocab_size, ...))"
+            )
 
     @staticmethod
     def _check_length(tokens: Sequence[Token], most: int, what: str) -> None:
@@ -348,6 +423,7 @@ class GPT(Module):
             {k: check_matrix(f"layer{i}.{k}", state_dict[f"layer{i}.{k}"], *shapes[k]) for k in LAYER_KEYS}
             for i in layer_numbers
         ]
+        check_finite_values({"wte": wte, "wpe": wpe, "lm_head": lm_head}, layers)
         model = cls(vocab_size, len(wpe), len(layers), n_embd, n_head, seed=0)
         model.wte.weight, model.wpe.weight, model.lm_head.weight = wte, wpe, lm_head
         for layer, mats in zip(model.layers, layers):

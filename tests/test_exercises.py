@@ -790,3 +790,240 @@ def test_audit_table_size_and_score(capsys: pytest.CaptureFixture[str]) -> None:
             f"\naudit: {len(RIGHT_RULES)} right rules, 0 called WRONG; "
             f"{len(caught)}/{len(WRONG_RULES)} wrong rules caught"
         )
+
+
+# ---- the package's layout: split by what its parts do, no long functions ------------------------------
+
+
+def test_no_function_of_the_exercises_is_over_60_lines() -> None:
+    import ast
+    from pathlib import Path
+
+    folder = Path(exercises.__file__).parent
+    long = []
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                first = node.body[0]
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                    lines -= first.end_lineno - first.lineno + 1  # type: ignore[operator]  # docstrings aside
+                if lines > 60:
+                    long.append(f"{path.name}:{node.name} ({lines} lines)")
+    assert not long
+    assert len(list(folder.glob("*.py"))) >= 8  # split by what the parts do, not one 1,000-line file
+
+
+def test_the_public_names_still_import() -> None:
+    from micrograd.exercises import CheckLine, CheckResult, check
+
+    assert micrograd.exercises.check is check and exercises.CheckLine is CheckLine
+    assert exercises.CheckResult is CheckResult and "tanh" in check.ops  # type: ignore[attr-defined]
+
+
+# ---- the references are the built-in rules, whatever the student patched -------------------------------
+
+
+def test_a_patched_value_method_does_not_become_the_reference() -> None:
+    # The lecture adds a method by patching the class; a wrong tanh patched in must stay wrong.
+    from micrograd.engine import Value as EngineValue
+
+    original = EngineValue.__dict__["tanh"]
+    try:
+        EngineValue.tanh = lambda self: self * 1.0
+
+        def mytanh(x: Value) -> Value:
+            return x.tanh()  # the patched method: x * 1.0, not tanh
+
+        result = exercises.check(mytanh, like="tanh", quiet=True)
+        assert result.verdict == "WRONG"
+        assert line(result, "forward").status == "WRONG"
+        assert re.search(r"yours -?[\d.]+, expected -?[\d.]+", line(result, "forward").message)
+    finally:
+        EngineValue.tanh = original
+    assert Value(1.0).tanh().data == math.tanh(1.0)
+    assert exercises.check(GoodTanh, like="tanh", quiet=True).verdict == "RIGHT"
+
+
+def test_a_patched_rule_of_a_built_in_op_does_not_become_the_reference() -> None:
+    from micrograd.engine import Mul as EngineMul
+
+    original = EngineMul.__dict__["backward"]
+    try:
+        EngineMul.backward = staticmethod(lambda ctx, g: (g, g))  # type: ignore[method-assign]  # wrong: 1 each
+        result = exercises.check(lambda a, b: a * b, like="mul", quiet=True)
+        assert result.verdict == "WRONG" and line(result, "backward").status == "WRONG"
+    finally:
+        EngineMul.backward = original  # type: ignore[method-assign]
+    assert EngineMul.builtin  # put back: built-in again
+    assert exercises.check(Mul, like="mul", quiet=True).verdict == "RIGHT"
+
+
+@pytest.mark.parametrize("name", sorted(exercises.check.ops))  # type: ignore[attr-defined]
+def test_every_reference_is_the_value_method_it_replaces(name: str) -> None:
+    from micrograd.exercises.inputs import resolve_like
+
+    reference, _ = resolve_like(name)
+    by_method: Any = {
+        "abs": abs,
+        "neg": lambda x: -x,
+        "square": lambda x: x * x,
+        "add": lambda a, b: a + b,
+        "sub": lambda a, b: a - b,
+        "mul": lambda a, b: a * b,
+        "div": lambda a, b: a / b,
+        "pow": lambda a, b: a**b,
+    }.get(name, lambda x: getattr(x, name)())
+    args = [Value(0.7), Value(1.3)] if name in ("add", "sub", "mul", "div", "pow") else [Value(0.7)]
+    assert reference is not None
+    mine, theirs = reference(*args), by_method(*args)
+    assert mine.data == theirs.data
+    assert [g for g in micrograd.grad(mine, args)] == [g for g in micrograd.grad(theirs, args)]
+
+
+# ---- the time limit holds against the student's own `except:` -------------------------------------------
+
+
+class SwallowingBackward(Function):
+    """A loop whose `except:` swallows any stop raised inside it, and goes on for ever."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        return mm.exp(x)
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: Any) -> Any:
+        while True:
+            try:
+                while True:
+                    pass
+            except:  # noqa: E722 - the student's bare except, the point of the test
+                continue
+
+
+class SwallowingForward(Function):
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        while True:
+            try:  # noqa: SIM105 - the issue's own example
+                pass
+            except:  # noqa: E722
+                pass
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: Any) -> Any:
+        return grad_output
+
+
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the stop by a child process: Linux"
+)
+
+
+@linux_only
+@pytest.mark.parametrize("op, what", [(SwallowingBackward, "backward"), (SwallowingForward, "forward")])
+def test_a_bare_except_cannot_swallow_the_time_limit(op: type[Function], what: str) -> None:
+    import time
+
+    started = time.monotonic()
+    result = exercises.check(op, like="exp", timeout=1.0, quiet=True)
+    took = time.monotonic() - started
+    assert result.verdict == "TIMED OUT" and took < 2.5, took  # about twice the limit, at most
+    slow = line(result, what)
+    assert slow.message.startswith(f"your {what} ran longer than 1 s at x = ")
+    if what == "backward":
+        assert line(result, "forward").status == "OK"  # the lines found before the stop are kept
+    assert not _children(), "the process that ran the check is left behind"
+    assert exercises.check(GoodTanh, like="tanh", timeout=1.0, quiet=True).verdict == "RIGHT"
+
+
+@linux_only
+def test_a_bare_except_is_stopped_on_a_thread_too() -> None:
+    import threading
+
+    results: list[exercises.CheckResult] = []
+    worker = threading.Thread(
+        target=lambda: results.append(
+            exercises.check(SwallowingBackward, like="exp", timeout=0.5, quiet=True)
+        )
+    )
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert results[0].verdict == "TIMED OUT"
+
+
+def test_a_call_that_swallows_the_stop_and_returns_late_is_still_out_of_time() -> None:
+    import time
+
+    class SleepsThrough(Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return mm.exp(x)
+
+        @staticmethod
+        def backward(ctx: Any, grad_output: Any) -> Any:
+            try:
+                time.sleep(0.6)  # the stop arrives here, at 0.2 s, and is swallowed
+            except:  # noqa: E722
+                time.sleep(0.4)
+            return grad_output * ctx.output
+
+    result = exercises.check(SleepsThrough, like="exp", timeout=0.2, points=[0.5], quiet=True)
+    assert result.verdict == "TIMED OUT" and line(result, "backward").status == "TIMEOUT"
+
+
+@linux_only
+def test_the_students_prints_appear_once(capfd: pytest.CaptureFixture[str]) -> None:
+    class Chatty(Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            if x == 0.5:
+                print("forward at 0.5")
+            return mm.exp(x)
+
+        @staticmethod
+        def backward(ctx: Any, grad_output: Any) -> Any:
+            return grad_output * ctx.output
+
+    print("before", flush=False)  # buffered in the parent: printed once, not again by the child
+    assert exercises.check(Chatty, like="exp", points=[0.5], quiet=True).verdict == "RIGHT"
+    out = capfd.readouterr().out
+    assert out.count("before") == 1 and out.count("forward at 0.5") >= 1
+
+
+@linux_only
+def test_a_student_op_that_ends_the_process_is_a_clear_error() -> None:
+    import os
+
+    class Exits(Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            os._exit(3)
+
+        @staticmethod
+        def backward(ctx: Any, grad_output: Any) -> Any:
+            return grad_output
+
+    with pytest.raises(RuntimeError, match=r"ended without an answer.*os\._exit.*timeout=None"):
+        exercises.check(Exits, like="exp", quiet=True)
+    assert not _children()
+
+
+def test_without_fork_the_check_runs_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    from micrograd.exercises import isolation
+
+    monkeypatch.setattr(isolation, "available", lambda: False)
+    assert exercises.check(GoodTanh, like="tanh", timeout=1.0, quiet=True).verdict == "RIGHT"
+    assert exercises.check(Forever, like="exp", timeout=0.2, quiet=True).verdict == "TIMED OUT"
+
+
+def _children() -> list[str]:
+    """This process's living children (Linux's /proc), zombies included."""
+    import os
+    from pathlib import Path
+
+    found = []
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        found += (task / "children").read_text().split()
+    return found

@@ -282,3 +282,101 @@ def test_from_microgpts_model_the_logits_and_gradients_are_microgpts() -> None:
     theirs_grads = [w.grad for m in ref.state_dict.values() for row in m for w in row]
     ours_grads = [w.grad for m in model.to_microgpt().values() for row in m for w in row]
     assert ours_grads == pytest.approx(theirs_grads, rel=1e-12, abs=1e-15)
+
+
+# ---- ids and sizes are checked: no nan loss, no allocation that cannot finish ------------------------
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        [Value(4.0), Value(9.0), Value(4.0)],  # 9 is past the vocabulary of 5
+        [Value(4.0), Value(0.5), Value(4.0)],  # between two ids
+        [Value(4.0), Value(-1.0), Value(4.0)],
+        [Value(4.0), Value(math.nan), Value(4.0)],
+        [Value(4.0), Value(math.inf), Value(4.0)],
+    ],
+)
+def test_an_id_given_as_a_value_is_checked(ids: list[Value]) -> None:
+    model = GPT(5, block_size=4, n_embd=4, n_head=2, seed=0)
+    with pytest.raises(
+        ValueError, match=r"token id Value\(.*\) is not in the vocabulary 0\.\.4: .*whole number"
+    ):
+        model.loss(ids)
+    with pytest.raises(ValueError, match=r"is not in the vocabulary 0\.\.4"):
+        model(ids[:2])
+
+
+@pytest.mark.parametrize("bad", [-1, 5, 2.0, 0.5, True, "1"])
+def test_an_int_id_is_checked_and_the_error_says_how_to_fix_it(bad: Any) -> None:
+    model = GPT(5, block_size=4, n_embd=4, n_head=2, seed=0)
+    with pytest.raises(ValueError, match=r"is not in the vocabulary 0\.\.4: ids are ints in that range"):
+        model.loss([4, bad, 4])
+
+
+def test_ids_as_values_holding_ints_still_run_eager_and_compiled() -> None:
+    model = GPT(5, block_size=4, n_embd=4, n_head=2, seed=0)
+    eager = model.loss([Value(4.0), Value(2.0), Value(4.0)]).data
+    assert math.isfinite(eager) and eager == model.loss([4, 2, 4]).data
+    pytest.importorskip("numpy")
+    assert model.compile_loss()([4, 2, 4])[0] == eager
+
+
+@pytest.mark.parametrize("std", [math.nan, math.inf, -0.1, "0.08", None, True])
+def test_a_bad_std_is_refused(std: Any) -> None:
+    with pytest.raises(ValueError, match=r"std must be a finite number >= 0 .*microgpt's is 0\.08"):
+        GPT(5, 4, n_embd=4, n_head=2, std=std)
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        {"block_size": math.inf},
+        {"block_size": -3},
+        {"n_embd": math.nan},
+        {"n_layer": 1.5},
+        {"vocab_size": 0},
+    ],
+)
+def test_a_non_finite_or_negative_size_is_refused(sizes: dict[str, Any]) -> None:
+    args: dict[str, Any] = {"vocab_size": 5, "block_size": 4, "n_layer": 1, "n_embd": 4, "n_head": 2, **sizes}
+    (name,) = sizes
+    with pytest.raises(ValueError, match=rf"{name} must be an int >= 1, got"):
+        GPT(**args)
+
+
+def test_sizes_that_cannot_be_allocated_are_refused_before_allocating() -> None:
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(
+            ValueError, match=r"would have 16,000,003,232 parameters, about 1,808\.0 GB"
+        ) as info:
+            GPT(5, 10**9, n_embd=16, n_head=4)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.monotonic() - started < 1 and peak < 10**6  # refused, not allocated row by row
+    assert "MAX_PARAMETERS" in str(info.value) and "make the sizes smaller" in str(info.value)
+    from nn.gpt import parameter_count
+
+    assert parameter_count(7, 10, 2, 8) == GPT(7, 10, n_layer=2, n_embd=8, n_head=2).num_parameters()
+    with pytest.raises(ValueError, match="parameters"):
+        GPT(10**6, 16, n_embd=64, n_head=4)  # a vocabulary too large: 128 million in wte and lm_head
+
+
+def test_from_microgpt_refuses_a_value_of_nan_as_it_refuses_nan() -> None:
+    model, _ = tiny()
+    state = model.to_microgpt()
+    for bad in (Value(math.nan), Value(-math.inf)):
+        rows = [list(row) for row in state["layer0.mlp_fc2"]]
+        rows[1][2] = bad
+        with pytest.raises(
+            ValueError, match=r"layer0\.mlp_fc2\[1\]\[2\] is Value\(.*\): every weight must be finite"
+        ):
+            GPT.from_microgpt({**state, "layer0.mlp_fc2": rows}, 2)
+    with pytest.raises(ValueError, match=r"wte\[0\]\[0\] must be a Value or a finite number"):
+        GPT.from_microgpt({**state, "wte": [[math.nan, *state["wte"][0][1:]], *state["wte"][1:]]}, 2)

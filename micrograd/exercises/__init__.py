@@ -1,10 +1,23 @@
 """Exercises that check themselves: ``check(fn, like=...)`` tells a student whether the op they
 wrote is right, point by point, and why not.
 
-* ``grading``: ``check``, its result (``CheckResult``, a line per check, a table in Jupyter);
-* ``time_limit``: every call of the student's code runs under a time limit.
+The modules, in the order ``check`` uses them:
 
-May import: ``engine``, ``func.reverse`` and ``math``; nothing above them.
+* ``grading``: ``check`` itself, which runs the steps below in order;
+* ``inputs``: ``check``'s arguments, each checked, as the points and domain to try;
+* ``references``: the built-in ops a student's op is checked against (their rules as the
+  package defines them, whatever the student patched since), with their domains, derivatives
+  and the usual mistakes;
+* ``running``: each call of the student's forward and backward, under the time limit
+  (``time_limit``), with the arithmetic errors Python's math raises kept as answers;
+* ``first_order``, ``chain_rule``, ``second_order``: the checks, one line each;
+* ``compare`` and ``hints``: closeness, edge cases, central differences, and what a failed
+  line says;
+* ``result``: ``CheckLine`` and ``CheckResult``, printed in a terminal, a table in Jupyter.
+
+May import: ``engine``, ``ops``, ``func.reverse`` and ``math``; nothing above them (never
+``nn``, the pictures or ``compile``).  Nothing in ``micrograd`` imports this package: it loads
+on first use of ``micrograd.exercises``.
 
 >>> from micrograd.exercises import check
 >>> result = check(lambda x: x.tanh(), like="tanh", quiet=True)

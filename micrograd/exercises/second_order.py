@@ -1,0 +1,142 @@
+"""The second-order check: when the student's backward is written with differentiable math,
+``grad(create_graph=True)`` runs through it, and its second derivatives match the reference's
+(or central differences of the first ones).  Backward computed with plain floats is fine for
+first-order exercises: that is a SKIP with a hint, never WRONG."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import Value
+from ..func.reverse import grad
+from .compare import at_point, central_difference, close, num
+from .references import Point
+from .result import CheckLine, CheckResult
+from .running import Limited, Task, call_op
+
+Params = tuple[float, ...]
+
+FROZEN_HINT = "use micrograd.math (and ctx.inputs / ctx.output) to make backward differentiable"
+
+
+def check_second_order(result: CheckResult, task: Task) -> None:
+    """Append the second-order line: OK, or SKIP saying which part of backward is not differentiable."""
+    ordinary = [(pt, ps) for pt, ps, edge in task.cases if not edge]
+    pt0, ps0 = ordinary[0] if ordinary else task.cases[0][:2]
+    skipped = first_derivatives_are_constant(task, pt0, ps0)
+    if skipped is not None:
+        result.lines.append(skipped)
+        return
+    for pt, ps in ordinary:
+        mismatch = second_derivatives_differ(task, pt, ps)
+        if mismatch is not None:
+            result.lines.append(mismatch)
+            return
+    result.lines.append(
+        CheckLine("OK", "second order", f"second derivatives match at {len(ordinary)} points")
+    )
+
+
+def first_derivatives_are_constant(task: Task, pt: Point, ps: Params) -> CheckLine | None:
+    """A SKIP line when ``grad(create_graph=True)`` cannot run through the student's backward, or
+    when a first derivative that depends on the inputs (the reference's does) is a constant to the
+    engine, computed with plain floats (Python's math, float(), .data); else None."""
+    try:
+        xs, out = call_op(task.student, pt, ps)
+        firsts = task.student.grad(out, xs, ps, create_graph=True)
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        return CheckLine(
+            "SKIP",
+            "second order",
+            f"grad(create_graph=True) does not run through your backward ({type(exc).__name__}); "
+            "fine for first-order exercises",
+            "write backward with operators and micrograd.math (as a Function) to make it differentiable",
+        )
+    connected = [
+        isinstance(g, Value) and any(s is not None for s in grad(g, xs, allow_unused=True)) for g in firsts
+    ]
+    ref_nonzero = [True] * len(firsts)  # without a reference, any derivative may depend on the inputs
+    if task.reference is not None:
+        rx, rout = call_op(task.reference, pt, ps)
+        ref_nonzero = [
+            isinstance(rg, Value) and any(s is not None and s != 0.0 for s in grad(rg, rx, allow_unused=True))
+            for rg in grad(rout, rx, create_graph=True, allow_unused=True)
+        ]
+    constant = [i for i, (c, nz) in enumerate(zip(connected, ref_nonzero)) if nz and not c]
+    if not constant or (task.reference is not None and not any(ref_nonzero)):
+        return None
+    first = constant[0]
+    part = (
+        "your backward computes"
+        if len(constant) == len(firsts) or not any(connected)
+        else f"your backward's d/d{task.names[first] if first < len(task.names) else 'x'} computes"
+    )
+    message = (
+        f"{part} with plain floats (Python's math module, float(), .data), so "
+        "its result is a constant to the engine; fine for first-order exercises"
+    )
+    return CheckLine("SKIP", "second order", message, FROZEN_HINT)
+
+
+def hessian_rows(firsts: list[Any], xs: list[Value]) -> list[list[float]]:
+    """d(first derivative i)/d(input j) for each i, j (0 where a derivative is a constant)."""
+    return [
+        [0.0 if s is None else float(s) for s in grad(g, xs, allow_unused=True)]
+        if isinstance(g, Value)
+        else [0.0] * len(xs)
+        for g in firsts
+    ]
+
+
+def second_derivatives_differ(task: Task, pt: Point, ps: Params) -> CheckLine | None:
+    """The first second derivative at ``pt`` that differs from the reference's (or, without one,
+    from central differences of the student's first derivative), as a SKIP line; else None."""
+    try:
+        xs, out = call_op(task.student, pt, ps)
+        firsts = task.student.grad(out, xs, ps, create_graph=True)
+    except (ArithmeticError, ValueError):
+        return None
+    mine = hessian_rows(firsts, xs)
+    ref_h: list[list[float]] | None = None
+    if task.reference is not None:
+        rx, rout = call_op(task.reference, pt, ps)
+        ref_h = hessian_rows(list(grad(rout, rx, create_graph=True, allow_unused=True)), rx)
+    for i, row in enumerate(mine):
+        for j, value in enumerate(row):
+            expected = (
+                ref_h[i][j]
+                if ref_h is not None
+                else central_difference(derivative_fn(task.student, i), pt, ps, j, task.inside)
+            )
+            if expected is None or close(value, expected, 1e-4 if ref_h is None else 1e-6, 1e-8):
+                continue
+            which = f"d2/(d{task.names[i]} d{task.names[j]})" if len(pt) > 1 else "d2/dx2"
+            # backward's first derivatives are right (else this check does not run), so the
+            # second ones can only differ where part of backward is frozen as plain floats:
+            # not a wrong rule, a first-order one.
+            return CheckLine(
+                "SKIP",
+                "second order",
+                f"{which} at {at_point(task.names, pt, ps)}: "
+                f"yours {num(value)}, expected {num(expected)}: part of your backward is a "
+                "constant to the engine; fine for first-order exercises",
+                "backward's formula is differentiated too: use ctx.inputs/ctx.output and "
+                "micrograd.math, not numbers from Python's math or saved as plain floats",
+            )
+    return None
+
+
+def derivative_fn(student: Limited, i: int) -> Callable[..., Value]:
+    """The student's first derivative in input ``i``, as an op (for its central differences)."""
+
+    def first(*args: Any) -> Value:
+        xs = [a for a in args if isinstance(a, Value)]
+        ps = tuple(a for a in args if not isinstance(a, Value))
+        out = student(*xs, *ps)
+        (g,) = student.grad(out, [xs[i]], ps)
+        return Value(0.0 if g is None else float(g))
+
+    return first
