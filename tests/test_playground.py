@@ -1,18 +1,20 @@
 """The docs site's playground in headless Chromium, served by a local static server.
 
-The playground is built with the docs build's own script (scripts/build_playground.py: Pyodide's
-runtime from the pinned npm package, this project's wheel) into a temporary site folder and served
-by ``http.server`` on 127.0.0.1.  The page runs the lecture's example with no click and explores it
-(a.grad 6.0 in the page and in the explorer's frame); typed code runs and prints, as text; an error
-shows its traceback; a shared link's fragment loads its code; clicks on the field add and remove
+The playground is built with the docs build's own script (scripts/build_playground.py: Pyodide's runtime
+from the pinned npm package, this project's wheel) into a temporary site folder and served by
+``http.server`` on 127.0.0.1. The page runs the lecture's example with no click and explores it (a.grad
+6.0 in the page and in the explorer's frame); typed code runs and prints, as text; an error shows its
+traceback; a shared link's fragment shows its code unrun, with a notice, until the visitor presses Run
+(a stranger's js.fetch is not made before; markup in it stays text); clicks on the field add and remove
 points, and training lowers the loss and moves the boundary, its steps per second reported beside
 CPython's on the same machine (printed with -s; never asserted, the machines are shared); every request
-the browser makes (the workers' included) goes to 127.0.0.1; a copy of the site in another folder,
-at another URL path, still works.  Screenshots at 1280x800 go to playground/build/screenshots/
-(git-ignored)."""
+the browser makes (the workers' included) goes to 127.0.0.1; a copy of the site in another folder, at
+another URL path, still works. Screenshots at 1280x800 go to playground/build/screenshots/ (git-
+ignored)."""
 
 from __future__ import annotations
 
+import base64
 import functools
 import http.server
 import importlib.util
@@ -283,20 +285,95 @@ def test_stop_ends_a_run_that_never_ends(page: Any) -> None:
     network(page)
 
 
-def test_a_shared_link_loads_its_code(page: Any) -> None:
+NOTICE = "This link's code has not run: read it, then press Run."
+
+
+def link_to(server: Server, code: str) -> str:
+    """A share link to ``code`` on this server, as the Share button makes it."""
+    token = base64.urlsafe_b64encode(code.encode()).decode().rstrip("=")
+    return f"{server.base}playground/index.html#code={token}"
+
+
+def open_unrun(page: Any, link: str) -> None:
+    """Open ``link`` afresh and wait until Python is ready (Run enabled) with nothing run."""
+    page.get("about:blank")
+    page.get(link)
+    wait(page, "window.mgPlayground.readyMs !== null && !document.getElementById('run').disabled")
+    time.sleep(1)  # time for a run to start if the page were to start one
+    assert runs(page) == 0 and text(page, "output") == ""
+    assert page.find_element("id", "link-notice").is_displayed()
+    assert " ".join(text(page, "link-notice").split()).startswith(NOTICE)
+    assert text(page, "status") == "Python ready"
+
+
+def test_a_shared_link_shows_its_code_and_runs_it_on_the_visitors_click(page: Any) -> None:
     run_code(page, 'word = "π ≈ 3.14 — ünïcode"\nprint(word)\nt = Value(0.5).tanh()\n')
     page.find_element("id", "share").click()
     link = wait(page, "document.getElementById('share-link').value", 5)
     assert link.startswith(page.current_url.split("#")[0] + "#code=")
     fragment = link.split("#code=")[1]
     assert set(fragment) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-    page.get("about:blank")
-    page.get(link)
-    wait(page, "window.mgPlayground.runs >= 1")
+    open_unrun(page, link)
     assert page.find_element("id", "editor").get_attribute("value").startswith('word = "π ≈ 3.14 — ünïcode"')
+    assert "It is 3 lines long." in text(page, "link-notice")
+    shot(page, "playground-shared-unrun")
+    page.find_element("id", "run").click()
+    wait(page, "window.mgPlayground.runs >= 1", 60)
     assert text(page, "output") == "π ≈ 3.14 — ünïcode\n"
     assert text(page, "explorer-title").startswith("t: ")
+    assert not page.find_element("id", "link-notice").is_displayed()
     shot(page, "playground-shared")
+    network(page)
+
+
+def test_a_strangers_link_runs_nothing_before_the_click(page: Any, server: Server) -> None:
+    """A link whose code fetches (js.fetch) and tries markup in the page: nothing is fetched and no
+    markup appears until the visitor presses Run; then the fetch happens (so the check can see one)."""
+    marker = f"/never-before-the-click-{time.monotonic_ns()}"
+    code = (
+        '# </textarea><img id=injected src=x onerror="document.body.dataset.pwned=1">\n'
+        "import js\n"
+        f"js.fetch({marker!r})\n"
+        "print('ran')\n"
+    )
+    open_unrun(page, link_to(server, code))
+    assert page.find_element("id", "editor").get_attribute("value") == code
+    assert "It is 4 lines long." in text(page, "link-notice")
+    time.sleep(2)  # the trainer's worker has started meanwhile: still nothing from the link
+    assert not [p for p in SERVED if p.startswith(marker)]
+    injected = "return document.getElementById('injected') || document.body.dataset.pwned || null"
+    assert page.execute_script(injected) is None
+    shot(page, "playground-stranger-unrun")
+    # Ctrl+Enter in the editor would do too; the Run button is the visitor's click here.
+    page.find_element("id", "run").click()
+    wait(page, "window.mgPlayground.runs >= 1", 60)
+    assert text(page, "output") == "ran\n"
+    end = time.monotonic() + 10
+    while not [p for p in SERVED if p.startswith(marker)] and time.monotonic() < end:
+        time.sleep(0.2)
+    assert [p for p in SERVED if p.startswith(marker)]  # the same check sees the fetch once run
+    assert page.execute_script(injected) is None
+    network(page)
+
+
+def test_a_link_opened_on_the_page_is_shown_not_run(page: Any, server: Server) -> None:
+    """A fragment changed on an open page (a link clicked elsewhere in it) loads the code unrun too."""
+    page.get("about:blank")
+    page.get(server.base + "playground/index.html")  # the page itself, no link: its example runs
+    wait(page, "window.mgPlayground.runs >= 1")
+    assert "L = -8.0" in text(page, "output")
+    fragment = link_to(server, "print('from the hash')").split("#")[1]
+    page.execute_script("location.hash = arguments[0]", fragment)
+    wait(page, "!document.getElementById('link-notice').hidden", 5)
+    time.sleep(1)
+    assert runs(page) == 1 and "L = -8.0" in text(page, "output")
+    assert page.find_element("id", "editor").get_attribute("value") == "print('from the hash')"
+    editor = page.find_element("id", "editor")
+    from selenium.webdriver.common.keys import Keys
+
+    editor.send_keys(Keys.CONTROL, Keys.ENTER)
+    wait(page, "window.mgPlayground.runs >= 2", 60)
+    assert text(page, "output") == "from the hash\n"
     network(page)
 
 
