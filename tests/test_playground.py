@@ -1,16 +1,18 @@
 """The docs site's playground in headless Chromium, served by a local static server.
 
-The playground is built with the docs build's own script (scripts/build_playground.py: Pyodide's runtime
-from the pinned npm package, this project's wheel) into a temporary site folder and served by
-``http.server`` on 127.0.0.1. The page runs the lecture's example with no click and explores it (a.grad
-6.0 in the page and in the explorer's frame); typed code runs and prints, as text; an error shows its
-traceback; a shared link's fragment shows its code unrun, with a notice, until the visitor presses Run
-(a stranger's js.fetch is not made before; markup in it stays text); clicks on the field add and remove
+The playground is built with the docs build's own script (scripts/build_playground.py: Pyodide's
+runtime from the pinned npm package, this project's wheel) into a temporary site folder and served
+by ``http.server`` on 127.0.0.1.  The page runs the lecture's example with no click and explores it
+(a.grad 6.0 in the page and in the explorer's frame), and says how long Python took to be ready and
+where that went (printed with -s, never asserted); typed code runs and prints, as text; an error
+shows its traceback; a shared link's fragment shows its code unrun, with a notice, until the visitor
+presses Run (a stranger's js.fetch is not made before; markup in it stays text); opened as a file
+the page says at once how to serve it, and `make serve` serves the site; clicks on the field add and remove
 points, and training lowers the loss and moves the boundary, its steps per second reported beside
 CPython's on the same machine (printed with -s; never asserted, the machines are shared); every request
-the browser makes (the workers' included) goes to 127.0.0.1; a copy of the site in another folder, at
-another URL path, still works. Screenshots at 1280x800 go to playground/build/screenshots/ (git-
-ignored)."""
+the browser makes (the workers' included) goes to 127.0.0.1; a copy of the site in another folder,
+at another URL path, still works.  Screenshots at 1280x800 go to playground/build/screenshots/
+(git-ignored)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -516,3 +519,55 @@ def test_a_copy_of_the_site_elsewhere_still_works(driver: Any, site: Path, tmp_p
         assert other.base + "somewhere/else/playground/pyodide/pyodide.asm.wasm" in moved_urls
     finally:
         other.close()
+
+
+def test_opened_as_a_file_it_says_at_once_how_to_serve_it(driver: Any, site: Path, tmp_path: Path) -> None:
+    """From file:// a browser refuses the page's module scripts and workers: instead of "loading
+    Python…" forever, the page says so and gives the two commands, the second with this site's folder."""
+    moved = tmp_path / "my site"  # a space in the path: the command quotes it
+    shutil.copytree(site, moved)
+    started = time.monotonic()
+    driver.get((moved / "playground" / "index.html").as_uri())
+    wait(driver, "document.body.dataset.fileNotice === '1'", 5)
+    print(f"\nplayground from file://: the notice in {time.monotonic() - started:.2f} s")
+    notice = driver.find_element("id", "file-notice")
+    assert notice.is_displayed()
+    said = " ".join(notice.text.split())
+    assert "Python cannot start in a page opened as a file." in said
+    assert "make serve" in said
+    assert f'python -m http.server -d "{moved}"' in said
+    assert text(driver, "status") == "not started: this page needs a web server"
+    assert all(not b.is_enabled() for b in driver.find_elements("tag name", "button"))
+    shot(driver, "playground-file")
+
+
+def test_make_serve_serves_the_built_site_on_localhost(site: Path) -> None:
+    """`make serve` (with the site folder and a free port given) serves the site on 127.0.0.1."""
+    import subprocess
+    import urllib.request
+
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not on PATH")
+    command = [make, "-s", "serve", f"SITE={site}", "PORT=0"]
+    # its own process group: make and the server it starts are stopped together, and nothing else
+    proc = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:  # http.server says the port it was given
+            lines.append(line)
+            m = re.search(r"Serving HTTP on 127\.0\.0\.1 port (\d+)", line)
+            if m:
+                break
+        else:
+            raise AssertionError(f"make serve said: {''.join(lines)}")
+        base = f"http://127.0.0.1:{m.group(1)}/"
+        with urllib.request.urlopen(base + "playground/index.html", timeout=10) as response:
+            page = response.read().decode()
+        assert 'id="file-notice"' in page and "%%WHEEL%%" not in page
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(10)
