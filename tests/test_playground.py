@@ -221,7 +221,24 @@ def test_the_page_paints_before_python_is_ready_and_says_when_it_was(page: Any) 
     assert paint is not None and paint < ready, (paint, ready)
     shown = text(page, "ready-time")
     assert shown.startswith("· Python ready in ") and f"{ready / 1000:.1f} s" in shown
-    print(f"\nplayground: first contentful paint {paint:.0f} ms, Python ready in {ready / 1000:.2f} s")
+    # Where start-up went, as the editor's worker timed it: Pyodide's runtime (WebAssembly and the
+    # standard library), the wheel, `import micrograd` (the engine, ops and math), then the runner
+    # (the explorer's modules); and the first run, the default example explored.
+    phases = page.execute_script("return window.mgPlayground.boot")
+    assert set(phases) == {"runtime", "wheel", "micrograd", "runner"}
+    assert all(ms >= 0 for ms in phases.values())
+    first = float(page.execute_script("return window.mgPlayground.firstRunMs"))
+    order = ("runtime", "wheel", "micrograd", "runner")
+    parts = ", ".join(f"{name} {phases[name] / 1000:.2f} s" for name in order)
+    files = page.execute_script("return window.mgPlayground.bootFiles")
+    big = sorted(files.items(), key=lambda kv: -kv[1]["ms"])[:3]
+    transfers = ", ".join(f"{name} {f['bytes'] / 1e6:.1f} MB in {f['ms'] / 1000:.2f} s" for name, f in big)
+    print(
+        f"\nplayground: first contentful paint {paint:.0f} ms, Python ready in {ready / 1000:.2f} s "
+        f"({parts}); the default example ran and was explored in {first / 1000:.2f} s more; "
+        f"the runtime's largest transfers: {transfers}; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
 
 
 def test_the_default_example_runs_with_no_click_and_is_explored(page: Any) -> None:
@@ -340,6 +357,8 @@ def test_a_strangers_link_runs_nothing_before_the_click(page: Any, server: Serve
         "print('ran')\n"
     )
     open_unrun(page, link_to(server, code))
+    ready = float(page.execute_script("return window.mgPlayground.readyMs"))
+    print(f"\nplayground: Python ready in {ready / 1000:.2f} s opened again (the browser's cache warm)")
     assert page.find_element("id", "editor").get_attribute("value") == code
     assert "It is 4 lines long." in text(page, "link-notice")
     time.sleep(2)  # the trainer's worker has started meanwhile: still nothing from the link
