@@ -275,6 +275,27 @@ def test_typed_code_runs_and_its_output_is_text(page: Any) -> None:
     network(page)
 
 
+def test_labels_with_markup_stay_text_in_the_page_and_the_explorer(page: Any) -> None:
+    """A label is the user's text: in the values table, the explorer's title and the explorer's own
+    page it is shown as written, and no element it spells exists in either document."""
+    label = '<img id=injected src=x onerror="document.body.dataset.pwned=1"></script><b id=bold>'
+    run_code(
+        page,
+        f"a = Value(2.0, label={label!r})\nshow = a * a\nshow.label = {label!r} + '2'\nshow.backward()\n",
+    )
+    bad = "document.querySelector('#injected, #bold') || document.body.dataset.pwned"
+    assert page.execute_script(f"return {bad} || null") is None
+    assert text(page, "explorer-title").startswith(f"show: Backpropagation from {label}2 = 4.0000")
+    page.switch_to.frame(page.find_element("id", "explorer"))
+    try:
+        wait(page, "document.body && document.body.getAttribute('data-mg-ready') === '1'", 20)
+        assert page.execute_script(f"return {bad} || null") is None
+        assert label in page.execute_script("return document.body.textContent")
+    finally:
+        page.switch_to.default_content()
+    network(page)
+
+
 def test_an_error_shows_its_traceback(page: Any) -> None:
     run_code(page, "x = Value(1.0)\nprint('before')\ny = x + undefined_name\n")
     assert text(page, "output") == "before\n"
