@@ -9,7 +9,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test$(if $(filter 1,$(SKIP_TORCH)),-without-torch,)
 BROWSER_STAMP := $(VENV)/.installed-browser
 
-.PHONY: setup setup-demo demo demos test lint check bench docs clean
+.PHONY: setup setup-demo demo demos test lint check bench docs serve clean
 
 $(DEMO_STAMP): setup.cfg pyproject.toml scripts/setup.sh
 	VENV=$(VENV) bash scripts/setup.sh demo
@@ -52,6 +52,16 @@ check: lint test
 
 docs: $(TEST_STAMP)  ## the documentation site, built into site/ (mkdocs --strict: a broken link or example fails); its playground needs npm
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+# A browser starts the playground's Python (a Web Worker) only for a page served over HTTP, never
+# from file://: this serves the built site on this machine only (127.0.0.1), building it first if
+# there is none. Python's own http.server: nothing to install.
+SITE ?= site
+PORT ?= 8000
+serve:  ## the built site on http://127.0.0.1:$(PORT)/ (make docs first if there is none); the playground at /playground/
+	@test -f $(SITE)/index.html || { test "$(SITE)" = site && $(MAKE) docs; }
+	@echo "serve: $(SITE)/ on http://127.0.0.1:$(PORT)/, the playground at http://127.0.0.1:$(PORT)/playground/ (Ctrl+C stops)"
+	python3 -u -m http.server --bind 127.0.0.1 --directory $(SITE) $(PORT)
 
 bench: $(DEMO_STAMP)  ## this engine vs micrograd 0.1.0: table on stdout, JSON in benchmarks/results/latest.json
 	$(PY) -m benchmarks.install_reference

@@ -20,7 +20,8 @@ print("dL/da =", a.grad, " dL/db =", b.grad)
 
 const $ = (id) => document.getElementById(id);
 const wheel = document.body.dataset.wheel;
-const state = { runs: 0, readyMs: null, trainerReadyMs: null, training: null, gridVersion: 0, lossCount: 0 };
+const state = { runs: 0, readyMs: null, trainerReadyMs: null, training: null, gridVersion: 0, lossCount: 0,
+                sharedUnrun: false, boot: null, firstRunMs: null };
 window.mgPlayground = state;  // read by the browser tests
 
 // ---- sharing: the code in the URL fragment, base64url of its UTF-8 --------------------------------
@@ -62,6 +63,19 @@ async function share() {
   }
 }
 
+// A shared link's code goes into the editor, unrun, with a notice saying so; the notice stays until
+// the visitor runs code (Run, Ctrl+Enter or the lecture example).  A run asked for before
+// (the page's example still waiting for Python) is dropped: nothing runs that was not clicked.
+function loadShared(code) {
+  pending = null;
+  $("editor").value = code;
+  const lines = code.split("\n").length - (code.endsWith("\n") ? 1 : 0);
+  $("link-lines").textContent = `It is ${lines} line${lines === 1 ? "" : "s"} long.`;
+  $("link-notice").hidden = false;
+  state.sharedUnrun = true;
+  $("editor").scrollTop = 0;
+}
+
 // ---- the editor's worker ---------------------------------------------------------------------
 
 let runner = null, runId = 0, pending = null;
@@ -82,13 +96,22 @@ function onRunner(msg) {
   if (msg.type === "ready") {
     if (state.readyMs === null) {
       state.readyMs = performance.now();
-      $("ready-time").textContent = `· Python ready in ${(state.readyMs / 1000).toFixed(1)} s ` +
-        `(runtime and engine ${(msg.ms / 1000).toFixed(1)} s)`;
+      // Where the start-up went, from the worker: Pyodide's runtime, the wheel, `import micrograd`,
+      // and the runner (the explorer's modules); the rest is the page and the worker starting.
+      state.boot = msg.phases;
+      state.bootFiles = msg.files;
+      const s = (ms) => (ms / 1000).toFixed(1);
+      const p = msg.phases;
+      $("ready-time").textContent = `· Python ready in ${s(state.readyMs)} s ` +
+        `(runtime ${s(p.runtime)} s, wheel ${s(p.wheel)} s, import micrograd ${s(p.micrograd)} s, ` +
+        `explorer ${s(p.runner)} s)`;
       document.body.dataset.readyMs = String(Math.round(state.readyMs));
     }
     setStatus("Python ready", "ready");
     $("run").disabled = false;
     if (pending !== null) { const code = pending; pending = null; run(code); }
+    // Nothing to run at open (a shared link waits for its click): the trainer may start now.
+    else if (trainer === null) startTrainer();
   } else if (msg.type === "result" && msg.id === runId) {
     show(msg.result, msg.ms);
     if (pending !== null) { const code = pending; pending = null; run(code); }  // asked for while running
@@ -103,6 +126,8 @@ function onRunner(msg) {
 
 function run(code) {
   if (code === undefined) code = $("editor").value;
+  $("link-notice").hidden = true;  // every run is a visitor's click or the page's own example
+  state.sharedUnrun = false;
   if ($("run").disabled) { pending = code; return; }
   runId += 1;
   $("run").disabled = true; $("stop").disabled = false;
@@ -126,6 +151,7 @@ function showError(text) {
 
 function show(result, ms) {
   state.runs += 1;
+  if (state.firstRunMs === null) state.firstRunMs = performance.now() - state.readyMs;  // for the tests' report
   $("run").disabled = false; $("stop").disabled = true;
   $("output").textContent = result.output;
   $("error").hidden = result.error === null;
@@ -273,9 +299,10 @@ $("editor").addEventListener("keydown", (e) => {
     t.setRangeText("    ", at, t.selectionEnd, "end");
   }
 });
+// A link opened on this page (the fragment changed) is loaded like one the page opened with: shown, not run.
 window.addEventListener("hashchange", () => {
   const code = codeFromHash();
-  if (code !== null && code !== $("editor").value) { $("editor").value = code; run(); }
+  if (code !== null && code !== $("editor").value) loadShared(code);
 });
 $("play").addEventListener("click", () => trainer.postMessage({ type: view && view.playing ? "pause" : "play" }));
 $("step").addEventListener("click", () => trainer.postMessage({ type: "step" }));
@@ -283,7 +310,10 @@ $("reset").addEventListener("click", () => trainer.postMessage({ type: "reset" }
 $("new-data").addEventListener("click", () => trainer.postMessage({ type: "new-data" }));
 $("lr").addEventListener("change", () => trainer.postMessage({ type: "lr", value: $("lr").value }));
 
+// The page's own example runs as soon as Python is ready; a shared link's code never runs on its own.
+// A link is anyone's code (it can call js.fetch, read the page's storage, ...): the visitor reads
+// it and presses Run first.
 const shared = codeFromHash();
-$("editor").value = shared !== null ? shared : DEFAULT_CODE;
 startRunner();
-run();  // the default example (or the shared code) runs as soon as Python is ready
+if (shared !== null) loadShared(shared);
+else { $("editor").value = DEFAULT_CODE; run(); }

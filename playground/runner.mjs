@@ -1,11 +1,15 @@
 // The editor's worker: its own Pyodide; runs the code it is sent with runner.py's run() and posts
 // back what to show (printed output, the traceback, the explorer's page) as JSON.
-import { boot, serve } from "./boot.mjs";
+import { boot, serve, timed } from "./boot.mjs";
 
 serve(async (init) => {
-  const { py, ms } = await boot(init.wheel, ["runner.py"]);
-  const run = py.runPython("import json, runner\nlambda code: json.dumps(runner.run(code))");
-  postMessage({ type: "ready", ms });
+  const started = performance.now();
+  const { py, phases, files } = await boot(init.wheel, ["runner.py"]);
+  // Imports timed apart: the engine (what `import micrograd` loads), then the runner, which adds
+  // the explorer (micrograd.viz) it shows every Value in.
+  timed(py, phases, "micrograd", "import micrograd");
+  const run = timed(py, phases, "runner", "import json, runner\nlambda code: json.dumps(runner.run(code))");
+  postMessage({ type: "ready", ms: performance.now() - started, phases, files });
   return { py, run };
 }, async ({ run }, msg) => {
   if (msg.type !== "run") return;

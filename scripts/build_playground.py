@@ -29,7 +29,15 @@ SOURCE = ROOT / "playground"
 MODULES = SOURCE / "node_modules" / "pyodide"
 #: The runtime files Pyodide loads at start (the rest of the npm package is types, maps and consoles).
 RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-PAGE_FILES = ("playground.css", "playground.js", "boot.mjs", "runner.mjs", "trainer.mjs", "runner.py")
+PAGE_FILES = (
+    "playground.css",
+    "playground.js",
+    "no-server.js",
+    "boot.mjs",
+    "runner.mjs",
+    "trainer.mjs",
+    "runner.py",
+)
 WHEEL_SOURCES = ("micrograd", "nn", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
 
 

@@ -3,8 +3,11 @@
 The playground is built with the docs build's own script (scripts/build_playground.py: Pyodide's
 runtime from the pinned npm package, this project's wheel) into a temporary site folder and served
 by ``http.server`` on 127.0.0.1.  The page runs the lecture's example with no click and explores it
-(a.grad 6.0 in the page and in the explorer's frame); typed code runs and prints, as text; an error
-shows its traceback; a shared link's fragment loads its code; clicks on the field add and remove
+(a.grad 6.0 in the page and in the explorer's frame), and says how long Python took to be ready and
+where that went (printed with -s, never asserted); typed code runs and prints, as text; an error
+shows its traceback; a shared link's fragment shows its code unrun, with a notice, until the visitor
+presses Run (a stranger's js.fetch is not made before; markup in it stays text); opened as a file
+the page says at once how to serve it, and `make serve` serves the site; clicks on the field add and remove
 points, and training lowers the loss and moves the boundary, its steps per second reported beside
 CPython's on the same machine (printed with -s; never asserted, the machines are shared); every request
 the browser makes (the workers' included) goes to 127.0.0.1; a copy of the site in another folder,
@@ -13,6 +16,7 @@ at another URL path, still works.  Screenshots at 1280x800 go to playground/buil
 
 from __future__ import annotations
 
+import base64
 import functools
 import http.server
 import importlib.util
@@ -20,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -216,7 +221,24 @@ def test_the_page_paints_before_python_is_ready_and_says_when_it_was(page: Any) 
     assert paint is not None and paint < ready, (paint, ready)
     shown = text(page, "ready-time")
     assert shown.startswith("· Python ready in ") and f"{ready / 1000:.1f} s" in shown
-    print(f"\nplayground: first contentful paint {paint:.0f} ms, Python ready in {ready / 1000:.2f} s")
+    # Where start-up went, as the editor's worker timed it: Pyodide's runtime (WebAssembly and the
+    # standard library), the wheel, `import micrograd` (the engine, ops and math), then the runner
+    # (the explorer's modules); and the first run, the default example explored.
+    phases = page.execute_script("return window.mgPlayground.boot")
+    assert set(phases) == {"runtime", "wheel", "micrograd", "runner"}
+    assert all(ms >= 0 for ms in phases.values())
+    first = float(page.execute_script("return window.mgPlayground.firstRunMs"))
+    order = ("runtime", "wheel", "micrograd", "runner")
+    parts = ", ".join(f"{name} {phases[name] / 1000:.2f} s" for name in order)
+    files = page.execute_script("return window.mgPlayground.bootFiles")
+    big = sorted(files.items(), key=lambda kv: -kv[1]["ms"])[:3]
+    transfers = ", ".join(f"{name} {f['bytes'] / 1e6:.1f} MB in {f['ms'] / 1000:.2f} s" for name, f in big)
+    print(
+        f"\nplayground: first contentful paint {paint:.0f} ms, Python ready in {ready / 1000:.2f} s "
+        f"({parts}); the default example ran and was explored in {first / 1000:.2f} s more; "
+        f"the runtime's largest transfers: {transfers}; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
 
 
 def test_the_default_example_runs_with_no_click_and_is_explored(page: Any) -> None:
@@ -253,6 +275,27 @@ def test_typed_code_runs_and_its_output_is_text(page: Any) -> None:
     network(page)
 
 
+def test_labels_with_markup_stay_text_in_the_page_and_the_explorer(page: Any) -> None:
+    """A label is the user's text: in the values table, the explorer's title and the explorer's own
+    page it is shown as written, and no element it spells exists in either document."""
+    label = '<img id=injected src=x onerror="document.body.dataset.pwned=1"></script><b id=bold>'
+    run_code(
+        page,
+        f"a = Value(2.0, label={label!r})\nshow = a * a\nshow.label = {label!r} + '2'\nshow.backward()\n",
+    )
+    bad = "document.querySelector('#injected, #bold') || document.body.dataset.pwned"
+    assert page.execute_script(f"return {bad} || null") is None
+    assert text(page, "explorer-title").startswith(f"show: Backpropagation from {label}2 = 4.0000")
+    page.switch_to.frame(page.find_element("id", "explorer"))
+    try:
+        wait(page, "document.body && document.body.getAttribute('data-mg-ready') === '1'", 20)
+        assert page.execute_script(f"return {bad} || null") is None
+        assert label in page.execute_script("return document.body.textContent")
+    finally:
+        page.switch_to.default_content()
+    network(page)
+
+
 def test_an_error_shows_its_traceback(page: Any) -> None:
     run_code(page, "x = Value(1.0)\nprint('before')\ny = x + undefined_name\n")
     assert text(page, "output") == "before\n"
@@ -283,20 +326,97 @@ def test_stop_ends_a_run_that_never_ends(page: Any) -> None:
     network(page)
 
 
-def test_a_shared_link_loads_its_code(page: Any) -> None:
+NOTICE = "This link's code has not run: read it, then press Run."
+
+
+def link_to(server: Server, code: str) -> str:
+    """A share link to ``code`` on this server, as the Share button makes it."""
+    token = base64.urlsafe_b64encode(code.encode()).decode().rstrip("=")
+    return f"{server.base}playground/index.html#code={token}"
+
+
+def open_unrun(page: Any, link: str) -> None:
+    """Open ``link`` afresh and wait until Python is ready (Run enabled) with nothing run."""
+    page.get("about:blank")
+    page.get(link)
+    wait(page, "window.mgPlayground.readyMs !== null && !document.getElementById('run').disabled")
+    time.sleep(1)  # time for a run to start if the page were to start one
+    assert runs(page) == 0 and text(page, "output") == ""
+    assert page.find_element("id", "link-notice").is_displayed()
+    assert " ".join(text(page, "link-notice").split()).startswith(NOTICE)
+    assert text(page, "status") == "Python ready"
+
+
+def test_a_shared_link_shows_its_code_and_runs_it_on_the_visitors_click(page: Any) -> None:
     run_code(page, 'word = "π ≈ 3.14 — ünïcode"\nprint(word)\nt = Value(0.5).tanh()\n')
     page.find_element("id", "share").click()
     link = wait(page, "document.getElementById('share-link').value", 5)
     assert link.startswith(page.current_url.split("#")[0] + "#code=")
     fragment = link.split("#code=")[1]
     assert set(fragment) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-    page.get("about:blank")
-    page.get(link)
-    wait(page, "window.mgPlayground.runs >= 1")
+    open_unrun(page, link)
     assert page.find_element("id", "editor").get_attribute("value").startswith('word = "π ≈ 3.14 — ünïcode"')
+    assert "It is 3 lines long." in text(page, "link-notice")
+    shot(page, "playground-shared-unrun")
+    page.find_element("id", "run").click()
+    wait(page, "window.mgPlayground.runs >= 1", 60)
     assert text(page, "output") == "π ≈ 3.14 — ünïcode\n"
     assert text(page, "explorer-title").startswith("t: ")
+    assert not page.find_element("id", "link-notice").is_displayed()
     shot(page, "playground-shared")
+    network(page)
+
+
+def test_a_strangers_link_runs_nothing_before_the_click(page: Any, server: Server) -> None:
+    """A link whose code fetches (js.fetch) and tries markup in the page: nothing is fetched and no
+    markup appears until the visitor presses Run; then the fetch happens (so the check can see one)."""
+    marker = f"/never-before-the-click-{time.monotonic_ns()}"
+    code = (
+        '# </textarea><img id=injected src=x onerror="document.body.dataset.pwned=1">\n'
+        "import js\n"
+        f"js.fetch({marker!r})\n"
+        "print('ran')\n"
+    )
+    open_unrun(page, link_to(server, code))
+    ready = float(page.execute_script("return window.mgPlayground.readyMs"))
+    print(f"\nplayground: Python ready in {ready / 1000:.2f} s opened again (the browser's cache warm)")
+    assert page.find_element("id", "editor").get_attribute("value") == code
+    assert "It is 4 lines long." in text(page, "link-notice")
+    time.sleep(2)  # the trainer's worker has started meanwhile: still nothing from the link
+    assert not [p for p in SERVED if p.startswith(marker)]
+    injected = "return document.getElementById('injected') || document.body.dataset.pwned || null"
+    assert page.execute_script(injected) is None
+    shot(page, "playground-stranger-unrun")
+    # Ctrl+Enter in the editor would do too; the Run button is the visitor's click here.
+    page.find_element("id", "run").click()
+    wait(page, "window.mgPlayground.runs >= 1", 60)
+    assert text(page, "output") == "ran\n"
+    end = time.monotonic() + 10
+    while not [p for p in SERVED if p.startswith(marker)] and time.monotonic() < end:
+        time.sleep(0.2)
+    assert [p for p in SERVED if p.startswith(marker)]  # the same check sees the fetch once run
+    assert page.execute_script(injected) is None
+    network(page)
+
+
+def test_a_link_opened_on_the_page_is_shown_not_run(page: Any, server: Server) -> None:
+    """A fragment changed on an open page (a link clicked elsewhere in it) loads the code unrun too."""
+    page.get("about:blank")
+    page.get(server.base + "playground/index.html")  # the page itself, no link: its example runs
+    wait(page, "window.mgPlayground.runs >= 1")
+    assert "L = -8.0" in text(page, "output")
+    fragment = link_to(server, "print('from the hash')").split("#")[1]
+    page.execute_script("location.hash = arguments[0]", fragment)
+    wait(page, "!document.getElementById('link-notice').hidden", 5)
+    time.sleep(1)
+    assert runs(page) == 1 and "L = -8.0" in text(page, "output")
+    assert page.find_element("id", "editor").get_attribute("value") == "print('from the hash')"
+    editor = page.find_element("id", "editor")
+    from selenium.webdriver.common.keys import Keys
+
+    editor.send_keys(Keys.CONTROL, Keys.ENTER)
+    wait(page, "window.mgPlayground.runs >= 2", 60)
+    assert text(page, "output") == "from the hash\n"
     network(page)
 
 
@@ -439,3 +559,55 @@ def test_a_copy_of_the_site_elsewhere_still_works(driver: Any, site: Path, tmp_p
         assert other.base + "somewhere/else/playground/pyodide/pyodide.asm.wasm" in moved_urls
     finally:
         other.close()
+
+
+def test_opened_as_a_file_it_says_at_once_how_to_serve_it(driver: Any, site: Path, tmp_path: Path) -> None:
+    """From file:// a browser refuses the page's module scripts and workers: instead of "loading
+    Python…" forever, the page says so and gives the two commands, the second with this site's folder."""
+    moved = tmp_path / "my site"  # a space in the path: the command quotes it
+    shutil.copytree(site, moved)
+    started = time.monotonic()
+    driver.get((moved / "playground" / "index.html").as_uri())
+    wait(driver, "document.body.dataset.fileNotice === '1'", 5)
+    print(f"\nplayground from file://: the notice in {time.monotonic() - started:.2f} s")
+    notice = driver.find_element("id", "file-notice")
+    assert notice.is_displayed()
+    said = " ".join(notice.text.split())
+    assert "Python cannot start in a page opened as a file." in said
+    assert "make serve" in said
+    assert f'python -m http.server -d "{moved}"' in said
+    assert text(driver, "status") == "not started: this page needs a web server"
+    assert all(not b.is_enabled() for b in driver.find_elements("tag name", "button"))
+    shot(driver, "playground-file")
+
+
+def test_make_serve_serves_the_built_site_on_localhost(site: Path) -> None:
+    """`make serve` (with the site folder and a free port given) serves the site on 127.0.0.1."""
+    import subprocess
+    import urllib.request
+
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not on PATH")
+    command = [make, "-s", "serve", f"SITE={site}", "PORT=0"]
+    # its own process group: make and the server it starts are stopped together, and nothing else
+    proc = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:  # http.server says the port it was given
+            lines.append(line)
+            m = re.search(r"Serving HTTP on 127\.0\.0\.1 port (\d+)", line)
+            if m:
+                break
+        else:
+            raise AssertionError(f"make serve said: {''.join(lines)}")
+        base = f"http://127.0.0.1:{m.group(1)}/"
+        with urllib.request.urlopen(base + "playground/index.html", timeout=10) as response:
+            page = response.read().decode()
+        assert 'id="file-notice"' in page and "%%WHEEL%%" not in page
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(10)
