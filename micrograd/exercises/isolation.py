@@ -21,7 +21,6 @@ True
 from __future__ import annotations
 
 import contextlib
-import mmap
 import os
 import signal
 import struct
@@ -31,11 +30,14 @@ import traceback
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, Pipe
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .references import Point
 from .result import CheckLine
+
+if TYPE_CHECKING:  # loaded by run() only: the browser's Python may lack them, and never forks
+    import mmap
+    from multiprocessing.connection import Connection
 
 # Longest that our own code may run between two calls of the student's code (references,
 # bookkeeping) before the child counts as stuck: far beyond any check, short of a hang.
@@ -119,6 +121,9 @@ def _read(shared: mmap.mmap) -> tuple[bool, float, tuple[str, Point, tuple[float
 def run(job: Callable[[Heartbeat], Any], seconds: float) -> Any:
     """``job(heartbeat)``'s answer, computed in a forked child; a ``Stopped`` when a call ran past
     ``hard_limit(seconds)``, a ``Failed`` when the job raised.  The child never outlives this."""
+    import mmap
+    from multiprocessing.connection import Pipe
+
     reader, writer = Pipe(duplex=False)
     shared = mmap.mmap(-1, _HEAD.size + 8 * _MOST)  # anonymous and shared: the child writes, we read
     _HEAD.pack_into(shared, 0, 0, time.monotonic(), 0, 0, 0)
