@@ -10,6 +10,9 @@ The modules, in the order ``check`` uses them:
   and the usual mistakes;
 * ``running``: each call of the student's forward and backward, under the time limit
   (``time_limit``), with the arithmetic errors Python's math raises kept as answers;
+* ``isolation``: on Linux the whole check runs in a forked child that marks each call's start
+  and end, and is killed when a call runs past the limit (a bare ``except:`` in the student's
+  loop cannot swallow that stop);
 * ``first_order``, ``chain_rule``, ``second_order``: the checks, one line each;
 * ``compare`` and ``hints``: closeness, edge cases, central differences, and what a failed
   line says;
