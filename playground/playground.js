@@ -39,10 +39,17 @@ function decode(token) {
   return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bin, (ch) => ch.charCodeAt(0)));
 }
 
+// The link's code; null when there is no link, undefined when there is one that cannot be read
+// (cut short or changed on the way).
 function codeFromHash() {
+  if (!location.hash.startsWith("#code=")) return null;
   const m = /^#code=([A-Za-z0-9_-]*)$/.exec(location.hash);
-  if (!m) return null;
-  try { return decode(m[1]); } catch (err) { return null; }
+  if (!m) return undefined;
+  try { return decode(m[1]); } catch (err) { return undefined; }
+}
+
+function brokenLink() {
+  $("link-broken").hidden = false;
 }
 
 function shareLink() {
@@ -302,7 +309,8 @@ $("editor").addEventListener("keydown", (e) => {
 // A link opened on this page (the fragment changed) is loaded like one the page opened with: shown, not run.
 window.addEventListener("hashchange", () => {
   const code = codeFromHash();
-  if (code !== null && code !== $("editor").value) loadShared(code);
+  if (code === undefined) brokenLink();
+  else if (code !== null && code !== $("editor").value) loadShared(code);
 });
 $("play").addEventListener("click", () => trainer.postMessage({ type: view && view.playing ? "pause" : "play" }));
 $("step").addEventListener("click", () => trainer.postMessage({ type: "step" }));
@@ -315,5 +323,9 @@ $("lr").addEventListener("change", () => trainer.postMessage({ type: "lr", value
 // it and presses Run first.
 const shared = codeFromHash();
 startRunner();
-if (shared !== null) loadShared(shared);
-else { $("editor").value = DEFAULT_CODE; run(); }
+if (typeof shared === "string") loadShared(shared);
+else {
+  if (shared === undefined) brokenLink();  // said, then the page's own example as without a link
+  $("editor").value = DEFAULT_CODE;
+  run();
+}

@@ -399,6 +399,21 @@ def test_a_strangers_link_runs_nothing_before_the_click(page: Any, server: Serve
     network(page)
 
 
+def test_a_link_that_cannot_be_read_says_so(page: Any, server: Server) -> None:
+    """A link cut short (base64 of half a UTF-8 character) or changed: the page says so and shows
+    its own example, which runs as it does without a link."""
+    token = base64.urlsafe_b64encode("π".encode()[:1]).decode().rstrip("=")
+    for fragment in (f"#code={token}", "#code=not*base64"):
+        page.get("about:blank")
+        page.get(f"{server.base}playground/index.html{fragment}")
+        wait(page, "window.mgPlayground.runs >= 1")
+        assert page.find_element("id", "link-broken").is_displayed()
+        assert not page.find_element("id", "link-notice").is_displayed()
+        assert "L = -8.0" in text(page, "output")
+    shot(page, "playground-broken-link")
+    network(page)
+
+
 def test_a_link_opened_on_the_page_is_shown_not_run(page: Any, server: Server) -> None:
     """A fragment changed on an open page (a link clicked elsewhere in it) loads the code unrun too."""
     page.get("about:blank")
