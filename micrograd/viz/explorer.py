@@ -59,6 +59,8 @@ from .boxes import boxes_of, recorded_any, runs_of
 from .dot import AUTO_GRAPHVIZ_SECONDS, GraphvizTimeoutError, graphviz_svg
 from .graph_model import GraphModel, graph_model
 from .layout import box_svgs, graph_svg
+from .mistakes import check_mistake
+from .mistakes import page_data as breakit_data
 from .page import RULES_IN_WORDS, trace_data
 
 __all__ = ["EXPLORE_MAX_NODES", "RULES_IN_WORDS", "Explorer", "explore", "page", "trace_data"]
@@ -178,13 +180,17 @@ def page(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    mistake: str | None = None,
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
     after the other: graph model, (boxes), layout, page."""
     _check(root, layout_timeout, layout, scopes)
+    if mistake is not None:
+        check_mistake(mistake, "explore")
     model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE)
     trace = model.backward()
     data = trace_data(model, trace)
+    breakit = breakit_data(model, trace.grads, mistake)
     note = ""
     if scopes is not None and not recorded_any(model, scopes):
         note = _said(
@@ -202,7 +208,7 @@ def page(
         svg, said = _picture(model, layout, float(layout_timeout))
         note = note or said
     heading = pages.heading(model, title)
-    return Explorer(pages.explorer_page(model, data, svg, heading, note), heading)
+    return Explorer(pages.explorer_page(model, data, svg, heading, note, breakit), heading)
 
 
 @overload
@@ -216,6 +222,7 @@ def explore(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    mistake: str | None = None,
 ) -> Explorer: ...
 
 
@@ -230,6 +237,7 @@ def explore(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    mistake: str | None = None,
 ) -> Path: ...
 
 
@@ -243,6 +251,7 @@ def explore(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    mistake: str | None = None,
 ) -> Explorer | Path:
     """Step through the forward and backward pass of ``root``'s graph in a browser (see the module docstring).
 
@@ -256,6 +265,10 @@ def explore(
     Graphviz needed) or ``"auto"`` (Graphviz up to 300 Values where ``dot`` is installed, else
     the built-in one).  ``scopes``: a ``micrograd.scopes.Recording``; the graph is then shown in
     boxes, one per recorded scope, each opening on click (laid out by the built-in layout).
+    ``mistake``: one of ``micrograd.viz.mistakes.MISTAKES`` (``"overwrite"``, ``"no-topo"``,
+    ``"no-zero-grad"``, ``"tanh"``): the page opens in break-it mode on that bug, every Value's
+    wrong gradient beside its right one and the first that differs marked; the page's "break it"
+    control switches between them whatever ``mistake`` is.
     ``.grad`` is left alone: the page's gradients come from the ops' rules, as ``explain``.
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
@@ -272,6 +285,7 @@ def explore(
         title=title,
         layout=layout,
         scopes=scopes,
+        mistake=mistake,
     )
     if path is None:
         return explorer
