@@ -93,7 +93,17 @@ class BrokenBackward:
     ``order``: the Values in backward order (the output first, each after all its users);
     ``right`` and ``wrong``: d(output)/d(v), by the engine and by the buggy backward;
     ``first``: the first Value of ``order`` whose gradients differ (None: none does);
-    ``reason``: one line saying why (or why nothing changed)."""
+    ``reason``: one line saying why (or why nothing changed).  ``print`` shows them as a table.
+
+    >>> from micrograd import Value
+    >>> x = Value(0.5, label="x"); t = x.tanh(); t.label = "t"
+    >>> print(wrong_gradients(t, "tanh"))  # doctest: +ELLIPSIS
+    tanh: tanh's rule with 1 - t instead of 1 - t**2
+         Value         right         wrong
+             t        1.0000        1.0000
+             x        0.7864        0.5379  <- first
+    x gets its gradient through t = tanh(x) = 0.4621, whose rule used 1 - t = 0.5379 instead of ...
+    """
 
     mistake: str
     order: tuple[Value, ...]
@@ -292,11 +302,16 @@ UNCHANGED = {
 }
 
 
-def broken_backward(model: GraphModel, mistake: str, right: Grads) -> BrokenBackward:
-    """``mistake`` run on ``model``'s graph (one output), beside the ``right`` gradients."""
+def broken_backward(
+    model: GraphModel, mistake: str, right: Grads, local: Locals | None = None
+) -> BrokenBackward:
+    """``mistake`` run on ``model``'s graph (one output), beside the ``right`` gradients
+    (``local``: ``local_derivatives(model)``, if already asked)."""
     check_mistake(mistake)
     order = backward_order(model)
-    wrong, why = SIMULATIONS[mistake](order, local_derivatives(model), model.names)
+    if local is None:
+        local = local_derivatives(model)
+    wrong, why = SIMULATIONS[mistake](order, local, model.names)
     first = next((v for v in order if _differ(right[v], wrong[v])), None)
     if first is None:
         reason = f"{mistake} changes no gradient of this graph: {UNCHANGED[mistake]}"
@@ -330,13 +345,21 @@ def _num(x: float) -> list[str]:
 def page_data(model: GraphModel, right: Grads, selected: str | None) -> dict[str, Any]:
     """The explorer's break-it data: the backward order (node indices), each node's right gradient
     and, per mistake, the wrong ones that differ, the first and the reason; a mistake this graph
-    cannot run (no-topo on too many paths) is listed with why, unless it is the ``selected`` one."""
+    cannot run (no-topo on too many paths) is listed with why, unless it is the ``selected`` one.
+
+    >>> from micrograd import Value
+    >>> a = Value(3.0, label="a"); b = a + a; model = graph_model(b)
+    >>> data = page_data(model, model.backward().grads, "overwrite")
+    >>> data["order"], data["mistakes"][0]["first"], data["mistakes"][0]["wrong"]
+    ([1, 0], 0, {'0': ['1.0000', '1.0']})
+    """
     index = model.index
     order = backward_order(model)
+    local = local_derivatives(model)  # (asked once for the four mistakes: a rule per op)
     mistakes: list[dict[str, Any]] = []
     for name, title in MISTAKES.items():
         try:
-            broken = broken_backward(model, name, right)
+            broken = broken_backward(model, name, right, local)
         except ValueError as refused:
             if name == selected:
                 raise
