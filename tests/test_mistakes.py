@@ -163,6 +163,9 @@ def test_an_unknown_mistake_is_a_value_error_listing_the_names(name: object) -> 
 def test_bad_roots_and_graphs_too_large_for_the_recursion_are_clear_errors() -> None:
     with pytest.raises(TypeError, match="wrong_gradients\\(\\) needs a Value, got float"):
         wrong_gradients(1.0, "tanh")  # type: ignore[arg-type]
+    f, _ = lecture()
+    with pytest.raises(micrograd.GraphTooLargeError, match="5 Values, more than max_nodes=4; break the"):
+        wrong_gradients(f, "tanh", max_nodes=4)
     x = Value(1.0, label="x")
     for _ in range(20):  # 2**20 paths from the output back to x
         x = x * 1.0 + x

@@ -65,6 +65,9 @@ MAX_RECURSION_RUNS = 200_000
 #: ``wrong_gradients``' default limit on the graph's size, as ``explore``'s.
 MAX_NODES = 20_000
 
+#: What ``wrong_gradients``' GraphTooLargeError advises (``{n}``: the graph's size).
+ADVICE = "break the graph of a single sample, or raise the limit with max_nodes={n} (None: no limit)."
+
 Grads = dict[Value, float]
 #: A buggy backward's gradients, and what says why a Value's gradient came out wrong.
 Broken = tuple[Grads, Callable[[Value, float], str]]
@@ -334,7 +337,7 @@ def wrong_gradients(root: Value, mistake: str, max_nodes: int | None = MAX_NODES
     if not isinstance(root, Value):
         raise TypeError(f"wrong_gradients() needs a Value, got {type(root).__name__}: {root!r}")
     check_mistake(mistake)
-    model = graph_model(root, max_nodes=max_nodes, what="wrong_gradients")
+    model = graph_model(root, max_nodes=max_nodes, what="wrong_gradients", advice=ADVICE)
     return broken_backward(model, mistake, model.backward().grads)
 
 
