@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+import micrograd
 from micrograd import Value, explore
+from micrograd.scopes import record_scopes
 from micrograd.viz.graph_model import fmt
 from micrograd.viz.mistakes import wrong_gradients
 from tests.browser_support import browser, console_errors, needs_browser, screenshot
@@ -34,7 +36,7 @@ return {mode: document.body.getAttribute("data-mg-breakit"),
         firstRow: rows.filter((tr) => tr.classList.contains("mg-bk-first")).map((tr) => cell(tr, "bk-name")),
         first: text("[data-mg=breakit-first]"), reason: text("[data-mg=breakit-reason]"),
         tags: [...document.querySelectorAll("g.mg-bk-tag")].map((g) =>
-          ["n" + g.getAttribute("data-node"), g.classList.contains("mg-bk-first"), g.textContent]),
+          [g.getAttribute("data-mg-for"), g.classList.contains("mg-bk-first"), g.textContent]),
         where: text("#where")};
 """
 
@@ -146,4 +148,30 @@ def test_a_label_with_markup_stays_text(browser: Any, tmp_path: Path) -> None:
     scripts = browser.execute_script("return document.querySelectorAll('script').length")
     assert scripts == path.read_text().count("<script")
     screenshot(browser, tmp_path, "breakit-hostile-label")
+    assert console_errors(browser) == []
+
+
+def test_in_boxes_a_closed_box_holding_wrong_values_is_ringed(browser: Any, tmp_path: Path) -> None:
+    from nn import MLP
+
+    model = MLP(3, [4, 1], activation="tanh", output_activation="tanh", seed=0)
+    with record_scopes() as scopes:
+        loss = micrograd.sum(
+            (model(x) - y) ** 2 for x, y in [([2.0, 3.0, -1.0], 1.0), ([3.0, -1.0, 0.5], -1.0)]
+        )
+    open_page(browser, explore(loss, tmp_path / "boxes.html", scopes=scopes, mistake="tanh"))
+    broken = wrong_gradients(loss, "tanh")
+    s = state(browser)
+    assert s["mode"] == "tanh" and s["firstRow"] == [broken.names[broken.first]]
+    boxes = [t for t in s["tags"] if t[0].startswith("g")]
+    assert boxes and all(t[2].endswith("wrong inside") for t in boxes)
+    assert [t[1] for t in s["tags"]].count(True) == 1  # one first: the box holding it, or its record
+    first_box = next(t[0] for t in s["tags"] if t[1])
+    screenshot(browser, tmp_path, "breakit-boxes")
+    browser.find_element(
+        "xpath", f"//*[local-name()='g'][*[local-name()='title' and text()='{first_box}']]"
+    ).click()
+    inside = state(browser)["tags"]  # the box opened: its own Values ringed, the first among them
+    assert inside != s["tags"] and any(t[1] for t in inside)
+    screenshot(browser, tmp_path, "breakit-boxes-opened")
     assert console_errors(browser) == []

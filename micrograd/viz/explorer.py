@@ -203,6 +203,9 @@ def page(
         boxes = boxes_of(model, scopes)
         svgs = box_svgs(model, boxes)
         pages.boxes_data(boxes, runs_of(model, boxes, trace), svgs, data)
+        # break-it rings the closed box that holds a wrong Value: each Value's box, each box's parent
+        breakit["box"] = [node["box"] for node in data["nodes"]]
+        breakit["parent"] = [box["parent"] for box in data["boxes"]]
         svg = svgs[0]
     else:
         svg, said = _picture(model, layout, float(layout_timeout))

@@ -74,24 +74,46 @@
     if (!chosen) return;
     roomAbove(svg);
     const layer = svg.querySelector("g.graph") || svg;
-    for (const g of svg.querySelectorAll("g.node")) {
-      const m = /^n(\d+)$/.exec(g.querySelector("title").textContent);
-      if (!m || !chosen.wrong[m[1]]) continue;
-      const first = Number(m[1]) === chosen.first, b = g.getBBox();
-      const tag = document.createElementNS(NS, "g");
-      tag.setAttribute("class", "mg-bk-tag" + (first ? " mg-bk-first" : ""));
-      tag.setAttribute("data-node", m[1]);
-      const ring = document.createElementNS(NS, "rect");
-      for (const [k, v] of [["x", b.x - 4], ["y", b.y - 4], ["width", b.width + 8], ["height", b.height + 8]])
-        ring.setAttribute(k, String(v));
-      ring.setAttribute("class", "mg-bk-ring");
-      const text = document.createElementNS(NS, "text");
-      // From the ring's left edge rightwards: a tag wider than its record stays in the picture.
-      text.setAttribute("x", String(b.x - 4)); text.setAttribute("y", String(b.y - 8));
-      text.textContent = (first ? "first ✗ " : "✗ ") + "wrong " + chosen.wrong[m[1]][0];
-      tag.append(ring, text);
-      layer.appendChild(tag);
+    const drawn = {};
+    for (const g of svg.querySelectorAll("g.node")) drawn[g.querySelector("title").textContent] = g;
+    const inBoxes = {};  // closed box "g<j>" -> [how many wrong Values inside, holds the first?]
+    for (const i in chosen.wrong) {
+      const g = drawn["n" + i], first = Number(i) === chosen.first;
+      if (g) { layer.appendChild(tag(g, first, "wrong " + chosen.wrong[i][0], "n" + i)); continue; }
+      const box = closedBox(Number(i), drawn);
+      if (box === null) continue;
+      const seen = inBoxes[box] || (inBoxes[box] = [0, false]);
+      seen[0] += 1; seen[1] = seen[1] || first;
     }
+    for (const box in inBoxes) {
+      const [n, first] = inBoxes[box];
+      layer.appendChild(tag(drawn[box], first, `${n} wrong inside`, box));
+    }
+  }
+
+  // The closed box drawn in the picture that holds Value i (its name, "g<j>"), if any.
+  function closedBox(i, drawn) {
+    if (!K.box) return null;
+    for (let b = K.box[i]; b > 0; b = K.parent[b]) if (drawn["g" + b]) return "g" + b;
+    return null;
+  }
+
+  // A red ring around g (the record "n<i>", or the closed box "g<j>": `name`), a line of text above.
+  function tag(g, first, what, name) {
+    const b = g.getBBox();
+    const t = document.createElementNS(NS, "g");
+    t.setAttribute("class", "mg-bk-tag" + (first ? " mg-bk-first" : ""));
+    t.setAttribute("data-mg-for", name);
+    const ring = document.createElementNS(NS, "rect");
+    for (const [k, v] of [["x", b.x - 4], ["y", b.y - 4], ["width", b.width + 8], ["height", b.height + 8]])
+      ring.setAttribute(k, String(v));
+    ring.setAttribute("class", "mg-bk-ring");
+    const text = document.createElementNS(NS, "text");
+    // From the ring's left edge rightwards: a tag wider than its record stays in the picture.
+    text.setAttribute("x", String(b.x - 4)); text.setAttribute("y", String(b.y - 8));
+    text.textContent = (first ? "first ✗ " : "✗ ") + what;
+    t.append(ring, text);
+    return t;
   }
 
   // A tag goes above its Value, and a Value in the picture's top row has no room there: the
