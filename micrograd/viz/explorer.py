@@ -49,7 +49,7 @@ import types
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 from ..engine import Value
 from ..files import write_atomically
@@ -118,8 +118,10 @@ EXPLORE_ADVICE = (
 )
 
 
-def _check(root: object, layout_timeout: object, layout: object, scopes: object) -> None:
+def _check(root: object, layout_timeout: object, layout: object, scopes: object, mistake: object) -> None:
     """Refuse what ``explore`` cannot use, saying what it needs instead."""
+    if mistake is not None:
+        check_mistake(mistake, "explore")
     if not isinstance(root, Value):
         raise TypeError(f"explore() needs a Value, got {type(root).__name__}: {root!r}")
     if (
@@ -139,6 +141,13 @@ def _check(root: object, layout_timeout: object, layout: object, scopes: object)
         )
     if scopes is not None and layout == "graphviz":
         raise ValueError("explore: a graph in boxes (scopes=) is laid out by layout='builtin' only")
+
+
+def _boxes_for_breakit(breakit: dict[str, Any], data: dict[str, Any]) -> None:
+    """Break-it rings the closed box that holds a wrong Value: give it each Value's box and each
+    box's parent (from ``data``, once ``boxes_data`` has filled them)."""
+    breakit["box"] = [node["box"] for node in data["nodes"]]
+    breakit["parent"] = [box["parent"] for box in data["boxes"]]
 
 
 def _said(note: str) -> str:
@@ -184,9 +193,7 @@ def page(
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
     after the other: graph model, (boxes), layout, page."""
-    _check(root, layout_timeout, layout, scopes)
-    if mistake is not None:
-        check_mistake(mistake, "explore")
+    _check(root, layout_timeout, layout, scopes, mistake)
     model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE)
     trace = model.backward()
     data = trace_data(model, trace)
@@ -203,9 +210,7 @@ def page(
         boxes = boxes_of(model, scopes)
         svgs = box_svgs(model, boxes)
         pages.boxes_data(boxes, runs_of(model, boxes, trace), svgs, data)
-        # break-it rings the closed box that holds a wrong Value: each Value's box, each box's parent
-        breakit["box"] = [node["box"] for node in data["nodes"]]
-        breakit["parent"] = [box["parent"] for box in data["boxes"]]
+        _boxes_for_breakit(breakit, data)
         svg = svgs[0]
     else:
         svg, said = _picture(model, layout, float(layout_timeout))
