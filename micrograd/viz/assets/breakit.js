@@ -139,6 +139,22 @@
     mark();
     // At the end of the backward pass every record shows its right gradient, beside the tag's wrong one.
     if (chosen) $("last").click();
+    reveal();
+  }
+
+  // Scroll the graph's own pane (not the page around it: a notebook) to show every ring if they
+  // fit in it, else the first one.
+  function reveal() {
+    const rings = [...pane.querySelectorAll("g.mg-bk-tag")].map((g) => g.getBoundingClientRect());
+    const first = pane.querySelector("g.mg-bk-tag.mg-bk-first");
+    if (!rings.length || !first) return;
+    const seen = pane.getBoundingClientRect();
+    const all = { left: Math.min(...rings.map((r) => r.left)), right: Math.max(...rings.map((r) => r.right)),
+                  top: Math.min(...rings.map((r) => r.top)), bottom: Math.max(...rings.map((r) => r.bottom)) };
+    const fits = all.right - all.left < seen.width - 40 && all.bottom - all.top < seen.height - 40;
+    const box = fits ? all : first.getBoundingClientRect();
+    if (box.left < seen.left || box.right > seen.right) pane.scrollLeft += box.left - seen.left - 20;
+    if (box.top < seen.top || box.bottom > seen.bottom) pane.scrollTop += box.top - seen.top - 20;
   }
 
   const select = control();
