@@ -53,7 +53,7 @@ def test_html_templates_are_well_nested_and_fill(body: Path) -> None:
     parser.feed(template)
     parser.close()
     assert parser.errors == [] and parser.open == []
-    fields = {"TITLE": "t", "DATA": "{}", "COUNT": "c", "SVG": "<svg></svg>"}
+    fields = {"TITLE": "t", "DATA": "{}", "COUNT": "c", "SVG": "<svg></svg>", "NOTE": "", "BREAKIT": "null"}
     page = pages.page(body.stem, **{k: v for k, v in fields.items() if f"%%{k}%%" in template})
     assert "%%" not in page and page.count("<script") == template.count("<script")
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VIZ = ROOT / "micrograd" / "viz"
 
 #: The pipeline, one way down: a module may import only those before it.
-ORDER = ["graph_model", "boxes", "box_views", "layout", "dot", "page", "explorer"]
+ORDER = ["graph_model", "boxes", "box_views", "layout", "dot", "mistakes", "page", "explorer"]
 
 
 def viz_imports(path: Path) -> set[str]:
@@ -64,8 +64,9 @@ def test_each_module_imports_only_the_ones_below_it() -> None:
         "box_views": {"boxes", "graph_model"},
         "layout": {"box_views", "boxes", "graph_model"},
         "dot": {"graph_model"},
+        "mistakes": {"graph_model"},
         "page": {"boxes", "graph_model"},
-        "explorer": {"boxes", "dot", "graph_model", "layout", "page"},
+        "explorer": {"boxes", "dot", "graph_model", "layout", "mistakes", "page"},
     }
 
 

@@ -9,9 +9,12 @@
 4. ``layout``: the built-in layered layout of those items, written as Graphviz's SVG;
 5. ``dot``: Graphviz's picture of a model (``draw_dot``, ``render``, ``explain``, and the
    explorer's Graphviz layout, run with a time limit and stopped with everything it started);
-6. ``page``: the HTML pages from ``assets/``: the explorer's data, as JSON, around a laid-out picture;
-7. ``explorer``: ``explore``, a short entry that calls them in that order: graph model → (boxes)
-   → layout (built-in, or Graphviz) → page.
+6. ``mistakes``: break-it mode, the classic bugs of a backward pass (``=`` for ``+=``, no
+   topological order, no zeroing, tanh's rule) simulated on a graph model beside the right one
+   (``wrong_gradients``);
+7. ``page``: the HTML pages from ``assets/``: the explorer's data, as JSON, around a laid-out picture;
+8. ``explorer``: ``explore``, a short entry that calls them in that order: graph model → (boxes)
+   → layout (built-in, or Graphviz) → break-it data (mistakes) → page.
 
 ``draw_dot``, ``render`` and ``explain`` (``dot``) and ``explore`` (``explorer``) are the entries.
 May import: ``engine`` (to read a graph), ``func.reverse``, ``scopes`` and ``files``.  Graphviz

@@ -49,7 +49,7 @@ import types
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 from ..engine import Value
 from ..files import write_atomically
@@ -59,6 +59,8 @@ from .boxes import boxes_of, recorded_any, runs_of
 from .dot import AUTO_GRAPHVIZ_SECONDS, GraphvizTimeoutError, graphviz_svg
 from .graph_model import GraphModel, graph_model
 from .layout import box_svgs, graph_svg
+from .mistakes import check_mistake
+from .mistakes import page_data as breakit_data
 from .page import RULES_IN_WORDS, trace_data
 
 __all__ = ["EXPLORE_MAX_NODES", "RULES_IN_WORDS", "Explorer", "explore", "page", "trace_data"]
@@ -116,8 +118,10 @@ EXPLORE_ADVICE = (
 )
 
 
-def _check(root: object, layout_timeout: object, layout: object, scopes: object) -> None:
+def _check(root: object, layout_timeout: object, layout: object, scopes: object, mistake: object) -> None:
     """Refuse what ``explore`` cannot use, saying what it needs instead."""
+    if mistake is not None:
+        check_mistake(mistake, "explore")
     if not isinstance(root, Value):
         raise TypeError(f"explore() needs a Value, got {type(root).__name__}: {root!r}")
     if (
@@ -137,6 +141,13 @@ def _check(root: object, layout_timeout: object, layout: object, scopes: object)
         )
     if scopes is not None and layout == "graphviz":
         raise ValueError("explore: a graph in boxes (scopes=) is laid out by layout='builtin' only")
+
+
+def _boxes_for_breakit(breakit: dict[str, Any], data: dict[str, Any]) -> None:
+    """Break-it rings the closed box that holds a wrong Value: give it each Value's box and each
+    box's parent (from ``data``, once ``boxes_data`` has filled them)."""
+    breakit["box"] = [node["box"] for node in data["nodes"]]
+    breakit["parent"] = [box["parent"] for box in data["boxes"]]
 
 
 def _said(note: str) -> str:
@@ -178,13 +189,15 @@ def page(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    mistake: str | None = None,
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
     after the other: graph model, (boxes), layout, page."""
-    _check(root, layout_timeout, layout, scopes)
+    _check(root, layout_timeout, layout, scopes, mistake)
     model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE)
     trace = model.backward()
     data = trace_data(model, trace)
+    breakit = breakit_data(model, trace.grads, mistake)
     note = ""
     if scopes is not None and not recorded_any(model, scopes):
         note = _said(
@@ -197,12 +210,13 @@ def page(
         boxes = boxes_of(model, scopes)
         svgs = box_svgs(model, boxes)
         pages.boxes_data(boxes, runs_of(model, boxes, trace), svgs, data)
+        _boxes_for_breakit(breakit, data)
         svg = svgs[0]
     else:
         svg, said = _picture(model, layout, float(layout_timeout))
         note = note or said
     heading = pages.heading(model, title)
-    return Explorer(pages.explorer_page(model, data, svg, heading, note), heading)
+    return Explorer(pages.explorer_page(model, data, svg, heading, note, breakit), heading)
 
 
 @overload
@@ -216,6 +230,7 @@ def explore(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    mistake: str | None = None,
 ) -> Explorer: ...
 
 
@@ -230,6 +245,7 @@ def explore(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    mistake: str | None = None,
 ) -> Path: ...
 
 
@@ -243,6 +259,7 @@ def explore(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    mistake: str | None = None,
 ) -> Explorer | Path:
     """Step through the forward and backward pass of ``root``'s graph in a browser (see the module docstring).
 
@@ -256,6 +273,10 @@ def explore(
     Graphviz needed) or ``"auto"`` (Graphviz up to 300 Values where ``dot`` is installed, else
     the built-in one).  ``scopes``: a ``micrograd.scopes.Recording``; the graph is then shown in
     boxes, one per recorded scope, each opening on click (laid out by the built-in layout).
+    ``mistake``: one of ``micrograd.viz.mistakes.MISTAKES`` (``"overwrite"``, ``"no-topo"``,
+    ``"no-zero-grad"``, ``"tanh"``): the page opens in break-it mode on that bug, every Value's
+    wrong gradient beside its right one and the first that differs marked; the page's "break it"
+    control switches between them whatever ``mistake`` is.
     ``.grad`` is left alone: the page's gradients come from the ops' rules, as ``explain``.
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
@@ -272,6 +293,7 @@ def explore(
         title=title,
         layout=layout,
         scopes=scopes,
+        mistake=mistake,
     )
     if path is None:
         return explorer

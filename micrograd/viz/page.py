@@ -190,16 +190,40 @@ def heading(model: GraphModel, title: str | None) -> str:
     return f"Backpropagation from {model.names[root]} = {fmt(root.data)}"
 
 
-def explorer_page(model: GraphModel, data: dict[str, Any], svg: str, title: str, note: str = "") -> str:
+def _script_json(data: Any) -> str:
+    """``data`` as JSON for a ``<script type="application/json">`` element."""
+    # "<" as \u003c: no "</script>" in a name can end the data's script element early
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def explorer_page(
+    model: GraphModel,
+    data: dict[str, Any],
+    svg: str,
+    title: str,
+    note: str = "",
+    breakit: dict[str, Any] | None = None,
+) -> str:
     """The explorer's whole page: ``data`` (``trace_data``, with ``boxes_data``'s boxes if any) as
     JSON, ``svg`` the laid-out graph, ``title`` its heading (text), ``note`` a sentence (text) to
-    show under the keys, e.g. why the built-in layout drew the graph."""
-    # "<" as \u003c: no "</script>" in a name can end the data's script element early
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    show under the keys, e.g. why the built-in layout drew the graph; ``breakit``: break-it mode's
+    data (``mistakes.page_data``), shown by ``breakit.js`` (None: no break-it control)."""
+    payload = _script_json(data)
     count = f"{len(model.order):,} Values, {len(data['steps']):,} backward steps"
     shown = (
         f'\n  <p class="mg-note" role="note" style="margin: 4px 0; color: #8a5300">{html.escape(note)}</p>'
         if note
         else ""
     )
-    return page("explorer", TITLE=html.escape(title), COUNT=count, SVG=svg, DATA=payload, NOTE=shown)
+    return page(
+        "explorer",
+        TITLE=html.escape(title),
+        COUNT=count,
+        SVG=svg,
+        DATA=payload,
+        NOTE=shown,
+        BREAKIT=_script_json(breakit),
+        # break-it mode's own style and script, after the explorer's (it marks the explorer's picture)
+        CSS=asset("controls.css") + asset("explorer.css") + asset("breakit.css"),
+        PAGE_JS=asset("explorer.js") + asset("breakit.js"),
+    )

@@ -1,0 +1,177 @@
+"""Break-it mode in a real headless browser (Debian's Chromium, via Selenium): the explorer's
+"break it" control switches between the mistakes; each shows every Value's right and wrong
+gradient (the numbers ``wrong_gradients`` computes), the first Value that differs highlighted in
+the table and ringed in the graph with its wrong gradient; a hostile label stays text.
+Screenshots go to each test's tmp folder and to /tmp/explorer-shots/breakit-*.png."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import micrograd
+from micrograd import Value, explore
+from micrograd.scopes import record_scopes
+from micrograd.viz.graph_model import fmt
+from micrograd.viz.mistakes import wrong_gradients
+from tests.browser_support import browser, console_errors, needs_browser, screenshot
+from tests.test_mistakes import lecture, neuron
+
+pytest.importorskip("graphviz", reason="the graphviz Python package is not installed")
+from tests.graphviz_support import needs_dot
+
+pytestmark = [needs_browser, needs_dot]
+__all__ = ["browser"]  # the fixture, imported for the tests of this module
+
+STATE = """
+const rows = [...document.querySelectorAll("tr[data-mg=breakit-row]")];
+const cell = (tr, k) => tr.querySelector(`[data-mg=${k}]`).textContent;
+const text = (s) => document.querySelector(s) ? document.querySelector(s).textContent : null;
+return {mode: document.body.getAttribute("data-mg-breakit"),
+        control: document.getElementById("mistake").value,
+        rows: rows.map((tr) => [cell(tr, "bk-name"), cell(tr, "bk-right"), cell(tr, "bk-wrong")]),
+        wrongRows: rows.filter((tr) => tr.classList.contains("mg-bk-wrong")).map((tr) => cell(tr, "bk-name")),
+        firstRow: rows.filter((tr) => tr.classList.contains("mg-bk-first")).map((tr) => cell(tr, "bk-name")),
+        first: text("[data-mg=breakit-first]"), reason: text("[data-mg=breakit-reason]"),
+        tags: [...document.querySelectorAll("g.mg-bk-tag")].map((g) =>
+          [g.getAttribute("data-mg-for"), g.classList.contains("mg-bk-first"), g.textContent]),
+        where: text("#where")};
+"""
+
+
+def state(driver: Any) -> dict[str, Any]:
+    result: dict[str, Any] = driver.execute_script(STATE)
+    return result
+
+
+def open_page(driver: Any, path: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    console_errors(driver)  # forget earlier pages' messages
+    driver.get(path.as_uri())
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script("return document.body.getAttribute('data-mg-breakit')") is not None
+    )
+
+
+def choose(driver: Any, name: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", "mistake")).select_by_value(name)
+
+
+def expected(root: Value, mistake: str) -> dict[str, Any]:
+    """What the page should show for ``mistake``, from ``wrong_gradients`` (itself checked against
+    hand-computed numbers in test_mistakes.py)."""
+    broken = wrong_gradients(root, mistake)
+    ids = {v: f"n{i}" for i, v in enumerate(broken.names)}  # names follow the forward order
+    return {
+        "rows": [[broken.names[v], fmt(broken.right[v]), fmt(broken.wrong[v])] for v in broken.order],
+        "wrongRows": [broken.names[v] for v in broken.order if broken.differs(v)],
+        "firstRow": [] if broken.first is None else [broken.names[broken.first]],
+        "tags": sorted(
+            [
+                ids[v],
+                v is broken.first,
+                f"{'first ✗' if v is broken.first else '✗'} wrong {fmt(broken.wrong[v])}",
+            ]
+            for v in broken.order
+            if broken.differs(v)
+        ),
+        "reason": broken.reason,
+    }
+
+
+def check(driver: Any, root: Value, mistake: str) -> None:
+    s, want = state(driver), expected(root, mistake)
+    assert s["mode"] == s["control"] == mistake
+    for key in ("rows", "wrongRows", "firstRow", "reason"):
+        assert s[key] == want[key], key
+    assert sorted(s["tags"]) == want["tags"]
+    assert s["where"] == "backward done: every gradient"  # the records show the right gradients
+
+
+def test_the_control_switches_the_mistakes_on_the_lecture_graph(browser: Any, tmp_path: Path) -> None:
+    f, values = lecture()
+    open_page(browser, explore(f, tmp_path / "lecture.html"))
+    s = state(browser)
+    assert s["mode"] == "none" and s["control"] == "" and s["rows"] == [] and s["tags"] == []
+    options = "return [...document.querySelectorAll('#mistake option')].map(o => o.value)"
+    assert browser.execute_script(options) == ["", "overwrite", "no-topo", "no-zero-grad", "tanh"]
+    choose(browser, "overwrite")
+    check(browser, f, "overwrite")
+    s = state(browser)  # the video's numbers: a and b both -6, a first
+    assert s["rows"][3:] == [["a", "-3.0000", "-6.0000"], ["b", "-8.0000", "-6.0000"]]
+    assert s["first"] == "first wrong: a" and s["firstRow"] == ["a"]
+    screenshot(browser, tmp_path, "breakit-overwrite-lecture")
+    choose(browser, "no-zero-grad")
+    check(browser, f, "no-zero-grad")
+    assert state(browser)["firstRow"] == ["d"]
+    screenshot(browser, tmp_path, "breakit-no-zero-grad-lecture")
+    choose(browser, "no-topo")  # nothing changes on this graph: no row, no ring marked
+    check(browser, f, "no-topo")
+    assert state(browser)["first"] == "no gradient changes"
+    choose(browser, "")
+    s = state(browser)
+    assert s["mode"] == "none" and s["rows"] == [] and s["tags"] == []
+    assert all(v.grad == 0.0 for v in values.values())
+    assert console_errors(browser) == []
+
+
+def test_explore_opens_on_the_mistake_asked_for(browser: Any, tmp_path: Path) -> None:
+    L, _ = neuron()
+    open_page(browser, explore(L, tmp_path / "neuron.html", mistake="no-topo"))
+    check(browser, L, "no-topo")
+    assert state(browser)["firstRow"] == ["n"]
+    screenshot(browser, tmp_path, "breakit-no-topo-neuron")
+    choose(browser, "tanh")
+    check(browser, L, "tanh")
+    screenshot(browser, tmp_path, "breakit-tanh-neuron")
+    assert console_errors(browser) == []
+
+
+HOSTILE = ["<img src=x onerror=alert(1)>", "</script><script>alert(2)</script>"]
+
+
+def test_a_label_with_markup_stays_text(browser: Any, tmp_path: Path) -> None:
+    a = Value(3.0, label=HOSTILE[0])
+    b = a + a
+    b.label = HOSTILE[1]
+    path = explore(b, tmp_path / "hostile.html", mistake="overwrite")
+    open_page(browser, path)
+    s = state(browser)
+    assert s["rows"] == [[HOSTILE[1], "1.0000", "1.0000"], [HOSTILE[0], "2.0000", "1.0000"]]
+    assert s["reason"].startswith(f"{HOSTILE[0]} receives 2 contributions (1.0000 from {HOSTILE[1]}")
+    assert browser.execute_script("return document.querySelectorAll('img, [onerror]').length") == 0
+    scripts = browser.execute_script("return document.querySelectorAll('script').length")
+    assert scripts == path.read_text().count("<script")
+    screenshot(browser, tmp_path, "breakit-hostile-label")
+    assert console_errors(browser) == []
+
+
+def test_in_boxes_a_closed_box_holding_wrong_values_is_ringed(browser: Any, tmp_path: Path) -> None:
+    from nn import MLP
+
+    model = MLP(3, [4, 1], activation="tanh", output_activation="tanh", seed=0)
+    with record_scopes() as scopes:
+        loss = micrograd.sum(
+            (model(x) - y) ** 2 for x, y in [([2.0, 3.0, -1.0], 1.0), ([3.0, -1.0, 0.5], -1.0)]
+        )
+    open_page(browser, explore(loss, tmp_path / "boxes.html", scopes=scopes, mistake="tanh"))
+    broken = wrong_gradients(loss, "tanh")
+    s = state(browser)
+    assert s["mode"] == "tanh" and s["firstRow"] == [broken.names[broken.first]]
+    boxes = [t for t in s["tags"] if t[0].startswith("g")]
+    assert boxes and all(t[2].endswith("wrong inside") for t in boxes)
+    assert [t[1] for t in s["tags"]].count(True) == 1  # one first: the box holding it, or its record
+    first_box = next(t[0] for t in s["tags"] if t[1])
+    screenshot(browser, tmp_path, "breakit-boxes")
+    browser.find_element(
+        "xpath", f"//*[local-name()='g'][*[local-name()='title' and text()='{first_box}']]"
+    ).click()
+    inside = state(browser)["tags"]  # the box opened: its own Values ringed, the first among them
+    assert inside != s["tags"] and any(t[1] for t in inside)
+    screenshot(browser, tmp_path, "breakit-boxes-opened")
+    assert console_errors(browser) == []
