@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import chromium, needs_browser, screenshot
+from tests.browser_support import chromium, console_errors, needs_browser, screenshot
 
 yaml = pytest.importorskip("yaml", reason="building the pages needs MkDocs (docs extra)")
 pytest.importorskip("mkdocs", reason="building the pages needs MkDocs (docs extra)")
@@ -80,6 +80,8 @@ def build_pages(out: Path) -> Path:
     )
     for key in ("hooks", "exclude_docs", "not_in_nav"):
         config.pop(key, None)
+    if "custom_dir" in config["theme"]:  # the theme's overrides, where the config now is not
+        config["theme"]["custom_dir"] = str(ROOT / config["theme"]["custom_dir"])
     (out / "mkdocs.yml").write_text(yaml.safe_dump(config))
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(out / "mkdocs.yml")],
@@ -125,6 +127,7 @@ def test_code_and_tables_stay_inside_the_page(
         "Emulation.setDeviceMetricsOverride",
         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": viewport == "phone"},
     )
+    console_errors(driver)  # forget the earlier pages' messages
     driver.get((site / page.replace(".md", ".html")).as_uri())
     got = driver.execute_script(MEASURE)
     screenshot(driver, tmp_path, f"docs-{Path(page).stem}-{viewport}")
@@ -134,3 +137,6 @@ def test_code_and_tables_stay_inside_the_page(
     assert got["clipped"] == [], got
     assert got["page"] <= got["viewport"], f"the page itself scrolls sideways: {got}"
     assert got["edge"] <= got["viewport"], got
+    # Opened from the file system with no network, as a built site is: nothing fails to load (the
+    # header's repository link asks GitHub for nothing: docs/overrides/partials/source.html).
+    assert console_errors(driver) == []

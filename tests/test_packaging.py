@@ -85,6 +85,8 @@ def needed_by_tests(path: PurePosixPath) -> bool:
         return path.suffix in (".py", ".md", ".json")
     if path.parts[:2] == ("docs", "images"):
         return path.suffix == ".png"
+    if path.parts[:2] in (("docs", "stylesheets"), ("docs", "overrides")):  # tests/test_docs_browser.py
+        return path.suffix in (".css", ".html")
     if path.parts[:2] == ("docs", "notebooks") and len(path.parts) == 3:
         return path.suffix == ".ipynb"  # tests/test_notebooks.py runs them
     if top == "docs" and path.parts[1] in ("pages", "reference"):
