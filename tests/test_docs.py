@@ -4,6 +4,7 @@ itself with `mkdocs build --strict` (in CI), which fails on a broken link, page 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -28,3 +29,29 @@ def test_every_page_and_notebook_is_in_the_navigation() -> None:
         assert f"notebooks/{notebook.name}" in config, notebook
     for reference in sorted((DOCS / "reference").glob("*.md")):
         assert f"reference/{reference.name}" in config, reference
+
+
+# The lecture path's steps, in the lecture's order (issue 35): each a heading of pages/tour.md.
+LECTURE_STEPS = [
+    "1. A value and its derivative, by hand",
+    "2. The chain rule, by hand",
+    "3. `Value` and `backward()`",
+    "4. A neuron",
+    "5. An MLP",
+    "6. The training loop",
+]
+
+
+def test_the_lecture_path_follows_the_lecture_with_code_and_a_picture_at_each_step() -> None:
+    text = (DOCS / "pages" / "tour.md").read_text()
+    headings = re.findall(r"^## (.+)$", text, flags=re.MULTILINE)
+    assert headings[: len(LECTURE_STEPS)] == LECTURE_STEPS
+    sections = re.split(r"^## .+$", text, flags=re.MULTILINE)[1 : len(LECTURE_STEPS) + 1]
+    for step, section in zip(LECTURE_STEPS, sections):
+        assert "```python\n" in section, f"{step}: no code that runs"
+        images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", section)
+        assert images, f"{step}: no picture"
+        for image in images:  # mkdocs --strict checks them too, but only where the site is built
+            assert (DOCS / "pages" / image).resolve().is_file(), f"{step}: {image} is missing"
+    # The numerical derivative comes before any Value: the lecture starts by hand.
+    assert text.index("(f(x + h) - f(x)) / h") < text.index("Value(")

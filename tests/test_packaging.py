@@ -85,6 +85,8 @@ def needed_by_tests(path: PurePosixPath) -> bool:
         return path.suffix in (".py", ".md", ".json")
     if path.parts[:2] == ("docs", "images"):
         return path.suffix == ".png"
+    if path.parts[:2] in (("docs", "stylesheets"), ("docs", "overrides")):  # tests/test_docs_browser.py
+        return path.suffix in (".css", ".html")
     if path.parts[:2] == ("docs", "notebooks") and len(path.parts) == 3:
         return path.suffix == ".ipynb"  # tests/test_notebooks.py runs them
     if top == "docs" and path.parts[1] in ("pages", "reference"):
@@ -214,3 +216,79 @@ def test_installed_wheel_trains_and_draws_without_the_repository(
     *paths, demos = files.split()
     assert all(Path(f).is_relative_to(target) for f in paths) and demos == "None"  # no demos package
     assert page == "<!DOCTYPE html>"  # the explorer's assets came along
+
+
+# ---- the package index's page: project URLs, authors, a long description whose links work ----
+
+
+def project_homes() -> tuple[str, str]:
+    """(site_url, repo_url) of mkdocs.yml: the documentation site and the repository."""
+    config = (ROOT / "mkdocs.yml").read_text()
+    site, repo = (
+        re.search(rf"^{key}:\s*(\S+)\s*$", config, re.MULTILINE) for key in ("site_url", "repo_url")
+    )
+    assert site and repo, "mkdocs.yml names no site_url or repo_url"
+    return site.group(1), repo.group(1)
+
+
+def markdown_targets(markdown: str) -> tuple[list[str], list[str]]:
+    """(every link and image target, every reference used without a definition) of ``markdown``,
+    code blocks and code spans left out (their brackets are Python's, not links)."""
+    text = re.sub(r"^(```+).*?^\1\s*$", "", markdown, flags=re.MULTILINE | re.DOTALL)
+    text = re.sub(r"(`+).+?\1", "", text, flags=re.DOTALL)
+    defined = dict(re.findall(r"^\s{0,3}\[([^\]]+)\]:\s*(\S+)", text, flags=re.MULTILINE))
+    inline = re.findall(r"\]\(\s*<?([^)\s>]+)", text)
+    html = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)""", text)
+    used = re.findall(r"\]\[([^\]]+)\]", text)
+    return [*inline, *html, *defined.values()], [name for name in used if name not in defined]
+
+
+def project_file(url: str) -> Path | None:
+    """The file of this repository that ``url`` shows (a site page is its Markdown source or
+    notebook), or None when the URL is not one of the project's."""
+    site, repo = project_homes()
+    raw = repo.replace("https://github.com/", "https://raw.githubusercontent.com/") + "/main/"
+    for prefix in (f"{repo}/blob/main/", f"{repo}/tree/main/", raw):
+        if url.startswith(prefix):
+            return ROOT / url.removeprefix(prefix)
+    if url.startswith(site):
+        page = url.removeprefix(site).removesuffix(".html")
+        if page.startswith("notebooks/"):
+            return ROOT / "docs" / f"{page}.ipynb"
+        return ROOT / "docs" / f"{page}.md"
+    return None
+
+
+def test_readme_links_and_images_are_absolute_and_name_files_of_the_project() -> None:
+    """The README is the package index's long description: a relative link or image there points
+    into the index itself and breaks."""
+    targets, undefined = markdown_targets((ROOT / "README.md").read_text())
+    assert undefined == []
+    assert targets, "the README has no links: this test would check nothing"
+    assert [t for t in targets if not t.startswith("https://")] == []
+    ours = {t: project_file(t) for t in targets}
+    assert any(ours.values())
+    assert [t for t, path in ours.items() if path is not None and not path.exists()] == []
+
+
+def test_wheel_metadata_has_project_urls_authors_and_an_absolute_long_description(
+    dists: tuple[Path, Path],
+) -> None:
+    with zipfile.ZipFile(dists[1]) as whl:
+        metadata = whl.read(f"{NAME}-0.2.0.dist-info/METADATA").decode()
+    headers, _, description = metadata.partition("\n\n")
+    fields = [line.split(": ", 1) for line in headers.splitlines() if ": " in line]
+    urls = dict(value.split(", ", 1) for key, value in fields if key == "Project-URL")
+    site, repo = project_homes()
+    assert urls == {"Documentation": site, "Source": repo, "Issues": f"{repo}/issues"}
+    # The authors are the copyright holders the LICENSE names.
+    holder = re.search(
+        r"^Copyright \(c\) \d{4}(?:-\d{4})? (.+)$", (ROOT / "LICENSE").read_text(), re.MULTILINE
+    )
+    assert holder and ["Author", holder.group(1).strip()] in fields
+    assert "Description-Content-Type: text/markdown" in headers
+    assert description.startswith("# micrograd-next")
+    targets, undefined = markdown_targets(description)
+    assert undefined == [] and targets
+    assert [t for t in targets if not t.startswith("https://")] == []
+    assert any(t.endswith(".png") for t in targets)  # the image is there, absolute
