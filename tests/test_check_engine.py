@@ -205,7 +205,8 @@ def test_the_forward_is_graded_before_backward_is_written() -> None:
 
     result = check_engine(AddOnly, only="+", quiet=True)
     assert result.lines[0].message == "forward right; gradients not checked until backward() is written"
-    assert result.missing == ["backward()"]
+    assert result.missing == ["backward()"] and result.verdict == "RIGHT SO FAR"
+    assert str(result).splitlines()[-1] == "verdict: RIGHT SO FAR (not written yet: backward())"
 
 
 def test_bad_inputs_say_what_check_engine_wants() -> None:

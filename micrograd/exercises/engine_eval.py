@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..engine import Value
-from .engine_cases import Expr, needs_all
+from .engine_cases import BINARY, Expr, needs_all
 from .running import Raised, is_arithmetic, raised_at
 
 FUNCTIONS: dict[str, Callable[[Any], Any]] = {
@@ -82,7 +82,8 @@ def has(cls: type, method: str) -> bool:
 
 
 def is_value(x: Any) -> bool:
-    return hasattr(x, "data") and hasattr(x, "grad") and hasattr(x, "backward")
+    """Whether an op's result looks like a Value (``backward`` may not be written yet)."""
+    return hasattr(x, "data") and hasattr(x, "grad")
 
 
 T = TypeVar("T")
@@ -96,17 +97,42 @@ class RaisedError(Exception):
         self.raised = raised
 
 
-def learner(call: Callable[[], T]) -> T:
-    """Run the learner's code: NotWrittenYetError for NotImplementedError, RaisedError for Python's
-    arithmetic errors."""
+def learner(call: Callable[[], T], cls: type | None = None) -> T:
+    """Run the learner's code: NotWrittenYetError for NotImplementedError, or for an operator of
+    ``cls`` not there yet that its own code uses (``__sub__`` written with ``*`` before ``__mul__``
+    is); RaisedError for Python's arithmetic errors."""
     try:
         return call()
     except NotImplementedError as exc:
         raise NotWrittenYetError(written_in(exc)) from None
+    except TypeError as exc:
+        method = missing_operator(exc, cls)
+        if method is None:
+            raise
+        raise NotWrittenYetError(method) from None
     except (ArithmeticError, ValueError) as exc:
         if not is_arithmetic(exc):
             raise
         raise RaisedError(raised_at(exc)) from None
+
+
+def missing_operator(exc: TypeError, cls: type | None) -> str | None:
+    """The method of ``cls`` that Python looked for and did not find, from its TypeError
+    (``unsupported operand type(s) for *: 'Value' and 'float'``), or None."""
+    text, name = str(exc), f"'{getattr(cls, '__name__', '')}'"
+    if cls is None:
+        return None
+    if text == f"bad operand type for unary -: {name}":
+        return None if has(cls, "__neg__") else "__neg__"
+    if not text.startswith("unsupported operand type(s) for ") or ": " not in text:
+        return None
+    symbol, operands = text[len("unsupported operand type(s) for ") :].split(": ", 1)
+    methods = {s: (m, r) for s, m, r in BINARY.values()}.get(symbol.split(" or ")[0])
+    left, _, right = operands.partition(" and ")
+    if methods is None or name not in (left, right):
+        return None
+    method = methods[0] if left == name else methods[1]
+    return None if has(cls, method) else method
 
 
 def written_in(exc: BaseException) -> str:
@@ -126,7 +152,7 @@ def build(cls: type, expr: Expr) -> dict[str, Any]:
     nodes: dict[str, Any] = {name: cls(value) for name, value in expr.leaves.items()}
     for name, formula in expr.formulas.items():
         scope = dict(nodes)
-        nodes[name] = learner(lambda f=formula, s=scope: eval(f, {"__builtins__": {}, **FUNCTIONS}, s))  # type: ignore[misc]
+        nodes[name] = learner(lambda f=formula, s=scope: eval(f, {"__builtins__": {}, **FUNCTIONS}, s), cls)  # type: ignore[misc]
         if not is_value(nodes[name]):
             break
     return nodes
@@ -151,7 +177,7 @@ def compare(cls: type, expr: Expr) -> Mismatch | None:
         return Mismatch("raised", expr.names[-1], None, 0.0, broke.raised)
     for name in expr.names:
         if not is_value(mine.get(name)):
-            return Mismatch("not a Value", f"{name} = {expr.formulas.get(name)}", mine.get(name), 0.0)
+            return Mismatch("not a Value", f"{name} = {expr.formulas[name]}", mine.get(name), 0.0)
         if not close(mine[name].data, ours[name].data):
             return Mismatch("forward", name, mine[name].data, ours[name].data)
     try:
@@ -169,6 +195,6 @@ def backward_of(cls: type, out: Any) -> None:
     if not has(cls, "backward"):
         raise NotWrittenYetError("backward", forward_right=True)
     try:
-        learner(out.backward)
+        learner(out.backward, cls)
     except NotWrittenYetError as todo:
         raise NotWrittenYetError(todo.method, forward_right=True) from None

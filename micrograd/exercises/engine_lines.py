@@ -11,7 +11,7 @@ from ..engine import Value
 from . import engine_models as models
 from .engine_cases import ACCUMULATION, OP_CASES, RULES, TOPOLOGICAL, ZEROING, Expr, needs
 from .engine_eval import Mismatch, NotWrittenYetError, close, compare, has, learner, number
-from .result import CheckLine
+from .result import FORWARD_RIGHT, CheckLine
 
 NOT_YET = "not written yet: "
 OP_OF = {
@@ -28,7 +28,7 @@ BAD = ("WRONG", "TIMEOUT")  # an op line in these states: what uses the op is no
 
 def todo(check: str, exc: NotWrittenYetError) -> CheckLine:
     if exc.forward_right:
-        return CheckLine("TODO", check, "forward right; gradients not checked until backward() is written")
+        return CheckLine("TODO", check, FORWARD_RIGHT)
     return CheckLine("TODO", check, f"{NOT_YET}{exc.method}")
 
 
@@ -70,7 +70,7 @@ def seed_line(cls: type) -> CheckLine:
     if not has(cls, "backward"):
         raise NotWrittenYetError("backward")
     x = cls(3.0)
-    learner(x.backward)
+    learner(x.backward, cls)
     if close(x.grad, 1.0):
         return CheckLine("OK", check, "x.backward() on a lone Value sets x.grad = 1")
     return CheckLine(
@@ -109,7 +109,8 @@ def accumulation_line(cls: type, status: dict[str, str]) -> CheckLine:
 
 def topological_line(cls: type, status: dict[str, str]) -> CheckLine:
     check = "backward: topological order"
-    if any(status.get(c) != "OK" for c in ("*", "backward: accumulation (+=)")) or status.get("+") in BAD:
+    usable = all(status.get(op) not in BAD and has(cls, m) for op, m in (("+", "__add__"), ("*", "__mul__")))
+    if not usable or status.get("backward: accumulation (+=)") != "OK":
         return CheckLine("SKIP", check, "not checked until +, * and accumulation are right")
     m = compare(cls, TOPOLOGICAL)
     if m is None:
@@ -126,13 +127,13 @@ def topological_line(cls: type, status: dict[str, str]) -> CheckLine:
 
 def zeroing_line(cls: type, status: dict[str, str]) -> CheckLine:
     check = "backward: zeroing"
-    if status.get("*") != "OK":
+    if status.get("*") in BAD or not has(cls, "__mul__"):
         return CheckLine("SKIP", check, "not checked until * is right")
     a, b = (cls(v) for v in ZEROING.leaves.values())
-    c = learner(lambda: a * b)
-    learner(c.backward)
+    c = learner(lambda: a * b, cls)
+    learner(c.backward, cls)
     once = (a.grad, b.grad)
-    learner(c.backward)
+    learner(c.backward, cls)
     want = [2 * g for g in (-3.0, 2.0)]
     if not (close(a.grad, want[0]) and close(b.grad, want[1])):
         if close(a.grad, once[0]):
@@ -142,8 +143,8 @@ def zeroing_line(cls: type, status: dict[str, str]) -> CheckLine:
         got = f"a.grad is {number(a.grad)}, b.grad {number(b.grad)}, should be -6 and 4"
         return CheckLine("WRONG", check, f"{ZEROING.title}: {got}, as in micrograd 0.1.0 and PyTorch", hint)
     a.grad = b.grad = 0
-    d = learner(lambda: a * b)
-    learner(d.backward)
+    d = learner(lambda: a * b, cls)
+    learner(d.backward, cls)
     if not (close(a.grad, -3.0) and close(b.grad, 2.0)):
         return CheckLine(
             "WRONG",
@@ -219,7 +220,7 @@ def mlp_line(cls: type, status: dict[str, str]) -> CheckLine:
     if blocked is not None:
         return blocked
     ours = models.mlp_step(Value, usable[0])
-    loss, grads, after = learner(lambda: models.mlp_step(cls, usable[0]))
+    loss, grads, after = learner(lambda: models.mlp_step(cls, usable[0]), cls)
     size = f"MLP 3-4-4-1 ({usable[0]}) on the lecture's 4 samples"
     if not close(loss, ours[0]):
         return CheckLine("WRONG", check, f"{size}: the loss is {number(loss)}, should be {number(ours[0])}")
@@ -253,7 +254,7 @@ def microgpt_lines(cls: type, status: dict[str, str]) -> list[CheckLine]:
     want = models.gpt_loss(ours, tokens)
     want.backward()
     weights = models.gpt_weights(cls)
-    loss: Any = learner(lambda: models.gpt_loss(weights, tokens))
+    loss: Any = learner(lambda: models.gpt_loss(weights, tokens), cls)
     on = f"on {models.NAME!r} (4192 weights)"
     if not close(loss.data, want.data):
         wrong = CheckLine(
@@ -262,7 +263,7 @@ def microgpt_lines(cls: type, status: dict[str, str]) -> list[CheckLine]:
         return [wrong, CheckLine("SKIP", "microgpt: backward", "not checked until the forward is right")]
     right = CheckLine("OK", "microgpt: forward", f"the loss {on} is {loss.data:.6g}, as ours")
     try:
-        learner(loss.backward)
+        learner(loss.backward, cls)
     except NotWrittenYetError as exc:
         return [right, todo("microgpt: backward", exc)]
     pairs = zip(models.gpt_grads(weights), models.gpt_grads(ours))

@@ -149,6 +149,9 @@ def show(result: CheckResult, shell: Any) -> None:
 
 
 RIGHT_SO_FAR = "RIGHT SO FAR"
+# A TODO line of check_engine whose forward was checked and right (its gradients await backward()):
+# progress, so a class with nothing else written yet is RIGHT SO FAR, not NOT WRITTEN YET.
+FORWARD_RIGHT = "forward right; gradients not checked until backward() is written"
 # A line's status in words, for one op or one part of check_engine's table.
 IN_WORDS = {"OK": RIGHT, "WRONG": WRONG, "TODO": NOT_WRITTEN, "TIMEOUT": TIMED_OUT, "SKIP": "NOT CHECKED"}
 
@@ -172,7 +175,8 @@ class EngineResult(CheckResult):
         if "TIMEOUT" in statuses:
             return TIMED_OUT
         if "TODO" in statuses:
-            return RIGHT_SO_FAR if "OK" in statuses else NOT_WRITTEN
+            progress = "OK" in statuses or any(line.message == FORWARD_RIGHT for line in self.lines)
+            return RIGHT_SO_FAR if progress else NOT_WRITTEN
         return RIGHT
 
     def verdict_status(self) -> str:
