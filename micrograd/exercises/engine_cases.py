@@ -133,8 +133,8 @@ OP_CASES: dict[str, list[Expr]] = {
     "exp": [one("exp(a)", "exp(a)", a=0.5), one("exp(exp(a))", "exp(exp(a))", True, a=-0.7)],
     "tanh": [one("tanh(a)", "tanh(a)", a=0.5), one("tanh(tanh(a))", "tanh(tanh(a))", True, a=-1.2)],
     "relu": [
-        one("relu(a), a=1.5", "relu(a)", a=1.5),
-        one("relu(a), a=-1.5", "relu(a)", a=-1.5),
+        one("relu(a > 0)", "relu(a)", a=1.5),
+        one("relu(a < 0)", "relu(a)", a=-1.5),
         one("relu(relu(a))", "relu(relu(a))", True, a=2.5),
     ],
     "log": [one("log(a)", "log(a)", a=2.5), one("log(log(a))", "log(log(a))", True, a=5.0)],
