@@ -9,6 +9,7 @@ upstream wrote is kept in this repository.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -249,3 +250,25 @@ def test_a_learner_bug_raises_with_their_traceback_and_an_endless_backward_is_st
     assert time.monotonic() - started < 5
     assert result.verdict == "TIMED OUT" and result.lines[0].status == "TIMEOUT"
     assert result.lines[0].check == "backward: seed"
+
+
+def test_an_op_that_raises_or_returns_nothing_is_wrong_with_what_it_did() -> None:
+    class Odd(Stub):
+        def __add__(self, other: Any) -> Any:
+            other = other if isinstance(other, Odd) else Odd(other)
+            out = Odd(self.data + other.data, (self, other))  # noqa: F841 - the missing `return out`
+
+        def exp(self) -> Any:
+            return Odd(math.exp(10_000 * self.data))  # an overflow at an ordinary point
+
+    result = check_engine(Odd, only=["+", "exp"], quiet=True)
+    plus, exp = result.lines
+    assert (
+        plus.status == "WRONG"
+        and plus.message == "a + b at a=2, b=-3: out = a + b is None, not a Value (a `return out` missing?)"
+    )
+    assert "__add__ must return the new Value" in plus.hint
+    assert exp.status == "WRONG" and exp.message.startswith(
+        "exp(a) at a=0.5: raised OverflowError: math range error"
+    )
+    assert "math.exp(10_000 * self.data)" in exp.message  # the learner's own line
