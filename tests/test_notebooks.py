@@ -71,6 +71,8 @@ def test_the_notebooks_are_committed_without_outputs() -> None:
         "02_write_your_own_op.ipynb",
         "03_train_a_classifier.ipynb",
         "04_microgpt.ipynb",
+        "05_build_micrograd_yourself.ipynb",
+        "05_solutions.ipynb",
     ]
     for name in names:
         nb = nbformat.read(NOTEBOOKS / name, as_version=4)
@@ -110,10 +112,11 @@ def test_value_and_backprop(tmp_path: Path) -> None:
     assert "mg-box" in page and "MLP (4)" in page and "parameters of layers.0" in page
 
 
-def with_solutions() -> Any:
-    """02_write_your_own_op with each exercise cell replaced by 02_solutions' cell for it."""
-    nb = load("02_write_your_own_op")
-    solutions = {c.metadata["exercise"]: c for c in tagged(load("02_solutions"), "solution")}
+def with_solutions(exercises: str = "02_write_your_own_op", answers: str = "02_solutions") -> Any:
+    """An exercise notebook (02_write_your_own_op) with each exercise cell replaced by the solutions
+    notebook's (02_solutions) cell for it."""
+    nb = load(exercises)
+    solutions = {c.metadata["exercise"]: c for c in tagged(load(answers), "solution")}
     exercises = tagged(nb, "exercise")
     assert sorted(c.metadata["exercise"] for c in exercises) == sorted(solutions)
     for cell in exercises:
@@ -225,3 +228,53 @@ def test_microgpt(tmp_path: Path) -> None:
     assert last < first
     assert "each row sums to 1: True" in shown
     assert "image/png" in mimetypes(nb)
+
+
+# Notebook 05: a learner's own Value class, one method per cell, each graded by check_engine.
+BUILD = "05_build_micrograd_yourself"
+BUILD_CHECKS = ["add", "mul", "backward", "pow", "exp", "tanh", "relu", "log", "all"]
+
+
+def last_line(cell: Any) -> str:
+    return text_of(cell).splitlines()[-1]
+
+
+def test_build_micrograd_yourself_as_a_learner_gets_it_says_not_written_yet(tmp_path: Path) -> None:
+    nb = execute(load(BUILD), tmp_path)
+    checks = tagged(nb, "check")
+    assert [c.metadata["exercise"] for c in checks] == BUILD_CHECKS
+    for cell in checks:
+        assert len(cell.outputs) == 1  # the table, shown once
+        assert last_line(cell).startswith("verdict: NOT WRITTEN YET"), text_of(cell)
+        assert "WRONG" not in text_of(cell)
+    assert "TODO  microgpt: backward: not written yet: __add__" in text_of(checks[-1])
+    (run,) = tagged(nb, "microgpt")
+    shown = text_of(run)
+    assert "not ready for microgpt yet: microgpt: backward is NOT WRITTEN YET" in shown
+    assert len(shown.split("micrograd's Value: ")[1].split()) == 3  # our losses, all the same
+
+
+def test_build_micrograd_yourself_with_the_solutions_trains_microgpt_on_the_learners_value(
+    tmp_path: Path,
+) -> None:
+    nb = execute(with_solutions(BUILD, "05_solutions"), tmp_path)
+    checks = tagged(nb, "check")
+    before_backward = "verdict: RIGHT SO FAR (not written yet: backward())"
+    assert [last_line(c) for c in checks] == [before_backward] * 2 + ["verdict: RIGHT"] * 7
+    shown = text_of(checks[-1])
+    assert "OK    backward: topological order" in shown and "OK    microgpt: backward: all 4192" in shown
+    html = "".join(o["data"].get("text/html", "") for o in checks[-1].outputs if "data" in o)
+    assert '#1a7f37">RIGHT</b> (all checks passed)' in html
+    (run,) = tagged(nb, "microgpt")
+    rows = [line.split() for line in text_of(run).splitlines()[1:-1]]
+    assert [int(r[0]) for r in rows] == [0, 1, 2]
+    assert all(r[1] == r[2] for r in rows) and 3.0 < float(rows[0][1]) < 3.6  # ln 27 is 3.30
+    assert last_line(run) == "the same losses: True"
+
+
+def test_the_05_solutions_notebook_runs_on_its_own(tmp_path: Path) -> None:
+    nb = execute(copy.deepcopy(load("05_solutions")), tmp_path)
+    checks = tagged(nb, "check")
+    assert [c.metadata["exercise"] for c in checks] == BUILD_CHECKS
+    assert not any("WRONG" in text_of(c) for c in checks)
+    assert last_line(checks[-1]) == "verdict: RIGHT"

@@ -18,6 +18,10 @@ The modules, in the order ``check`` uses them:
   line says;
 * ``result``: ``CheckLine`` and ``CheckResult``, printed in a terminal, a table in Jupyter.
 
+``check_engine(Value)`` grades a learner's whole ``Value`` class, written from scratch: its ops,
+``backward()``'s structure, the lecture's expressions, an MLP step and microgpt
+(``engine_check``, with ``engine_cases``, ``engine_eval``, ``engine_lines`` and ``engine_models``).
+
 May import: ``engine``, ``ops``, ``func.reverse`` and ``math``; nothing above them (never
 ``nn``, the pictures or ``compile``).  Nothing in ``micrograd`` imports this package: it loads
 on first use of ``micrograd.exercises``.
@@ -28,6 +32,8 @@ on first use of ``micrograd.exercises``.
 'RIGHT'
 """
 
+from .engine_check import check_engine
 from .grading import CheckLine, CheckResult, check
+from .result import EngineResult
 
-__all__ = ["CheckLine", "CheckResult", "check"]
+__all__ = ["CheckLine", "CheckResult", "EngineResult", "check", "check_engine"]

@@ -81,12 +81,18 @@ class CheckResult:
                 return verdict
         return RIGHT
 
+    def verdict_status(self) -> str:
+        """The line status that decided the verdict (its colour in the table)."""
+        return {NOT_WRITTEN: "TODO", TIMED_OUT: "TIMEOUT", WRONG: "WRONG", EDGES: "EDGE"}.get(
+            self.verdict, "OK"
+        )
+
     def verdict_line(self) -> str:
         """``verdict: ...``, with the first line that decided it when it is not RIGHT."""
-        verdict = self.verdict
-        status = {NOT_WRITTEN: "TODO", TIMED_OUT: "TIMEOUT", WRONG: "WRONG", EDGES: "EDGE"}.get(verdict)
+        status = self.verdict_status()
         first = next((line for line in self.lines if line.status == status), None)
-        return f"verdict: {verdict}" + (f" ({first.check})" if first is not None else "")
+        decided = first is not None and status != "OK"
+        return f"verdict: {self.verdict}" + (f" ({first.check})" if decided and first else "")
 
     def __bool__(self) -> bool:
         return self.passed
@@ -111,9 +117,7 @@ class CheckResult:
                 f"{html.escape(line.message)}{hint}</td></tr>"
             )
         summary = " (all checks passed)" if self.passed else ""
-        colour = COLOURS[
-            {RIGHT: "OK", EDGES: "EDGE", WRONG: "WRONG", TIMED_OUT: "TIMEOUT"}.get(self.verdict, "TODO")
-        ]
+        colour = COLOURS[self.verdict_status()]
         return (
             f'<table style="border-collapse:collapse"><caption style="text-align:left">'
             f'<b>{html.escape(self.name)}</b>: <b style="color:{colour}">{html.escape(self.verdict)}</b>'
@@ -142,3 +146,56 @@ def show(result: CheckResult, shell: Any) -> None:
 
     result._shown_in = shell.execution_count
     display({"text/plain": str(result), "text/html": result._repr_html_()}, raw=True)  # type: ignore[no-untyped-call]
+
+
+RIGHT_SO_FAR = "RIGHT SO FAR"
+# A TODO line of check_engine whose forward was checked and right (its gradients await backward()):
+# progress, so a class with nothing else written yet is RIGHT SO FAR, not NOT WRITTEN YET.
+FORWARD_RIGHT = "forward right; gradients not checked until backward() is written"
+# A line's status in words, for one op or one part of check_engine's table.
+IN_WORDS = {"OK": RIGHT, "WRONG": WRONG, "TODO": NOT_WRITTEN, "TIMEOUT": TIMED_OUT, "SKIP": "NOT CHECKED"}
+
+
+@dataclass
+class EngineResult(CheckResult):
+    """What ``check_engine`` found: a line per op, per part of ``backward()`` and per model.
+
+    Its verdict: WRONG as soon as one line is, then TIMED OUT; NOT WRITTEN YET while nothing is
+    right; RIGHT SO FAR while something is right and something else not written yet (``missing``
+    names what); RIGHT when every line is.
+    """
+
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        statuses = {line.status for line in self.lines}
+        if "WRONG" in statuses:
+            return WRONG
+        if "TIMEOUT" in statuses:
+            return TIMED_OUT
+        if "TODO" in statuses:
+            progress = "OK" in statuses or any(line.message == FORWARD_RIGHT for line in self.lines)
+            return RIGHT_SO_FAR if progress else NOT_WRITTEN
+        return RIGHT
+
+    def verdict_status(self) -> str:
+        return {WRONG: "WRONG", TIMED_OUT: "TIMEOUT", NOT_WRITTEN: "TODO", RIGHT_SO_FAR: "TODO"}.get(
+            self.verdict, "OK"
+        )
+
+    def verdict_line(self) -> str:
+        if self.verdict == RIGHT_SO_FAR and self.missing:
+            return f"verdict: {RIGHT_SO_FAR} (not written yet: {', '.join(self.missing)})"
+        return super().verdict_line()
+
+    def verdict_of(self, check: str) -> str:
+        """One line's status in words: ``result.verdict_of("tanh")`` is RIGHT, WRONG, NOT WRITTEN
+        YET, TIMED OUT or NOT CHECKED; KeyError for a line the table does not have."""
+        for line in self.lines:
+            if line.check == check:
+                return IN_WORDS[line.status]
+        raise KeyError(f"no line {check!r}; the lines are {[line.check for line in self.lines]}")
+
+    def __repr__(self) -> str:
+        return f"<EngineResult {self.name}: {self.verdict}>"
