@@ -57,7 +57,7 @@ from ..scopes import Recording
 from . import page as pages
 from .boxes import boxes_of, recorded_any, runs_of
 from .dot import AUTO_GRAPHVIZ_SECONDS, GraphvizTimeoutError, graphviz_svg
-from .graph_model import GraphModel, graph_model
+from .graph_model import GraphModel, graph_model, model_names, recorded_names
 from .layout import box_svgs, graph_svg
 from .page import RULES_IN_WORDS, trace_data
 
@@ -96,10 +96,12 @@ class Explorer:
 
     def _repr_html_(self) -> str:
         # srcdoc keeps the page's script and element ids in their own document; allow-scripts
-        # without allow-same-origin keeps it away from the notebook.
+        # without allow-same-origin keeps it away from the notebook; allow="fullscreen" lets its
+        # "full page" button give it the whole screen where the output is too narrow to read.
         return (
             f'<iframe srcdoc="{html.escape(self.html, quote=True)}" title="{html.escape(self.title)}" '
-            f'sandbox="allow-scripts" style="width: 100%; height: {self.height}px; '
+            f'sandbox="allow-scripts" allow="fullscreen" allowfullscreen '
+            f'style="width: 100%; height: {self.height}px; '
             'border: 1px solid #ced4da; resize: vertical;"></iframe>'
         )
 
@@ -178,11 +180,21 @@ def page(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    model: object = None,
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
-    after the other: graph model, (boxes), layout, page."""
+    after the other: graph model, (boxes), layout, page.  Names: a label, else ``model``'s name
+    for a parameter, else the name of a parameter of a Module called in ``scopes``."""
     _check(root, layout_timeout, layout, scopes)
-    model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE)
+    names = recorded_names(scopes) | model_names(model, "explore")  # model= wins over discovered
+    graph = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names)
+    return _page(graph, layout, float(layout_timeout), title, scopes)
+
+
+def _page(
+    model: GraphModel, layout: str, timeout: float, title: str | None, scopes: Recording | None
+) -> Explorer:
+    """The page of ``model``: its trace, (boxes), picture and heading."""
     trace = model.backward()
     data = trace_data(model, trace)
     note = ""
@@ -199,7 +211,7 @@ def page(
         pages.boxes_data(boxes, runs_of(model, boxes, trace), svgs, data)
         svg = svgs[0]
     else:
-        svg, said = _picture(model, layout, float(layout_timeout))
+        svg, said = _picture(model, layout, timeout)
         note = note or said
     heading = pages.heading(model, title)
     return Explorer(pages.explorer_page(model, data, svg, heading, note), heading)
@@ -216,6 +228,7 @@ def explore(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    model: object = None,
 ) -> Explorer: ...
 
 
@@ -230,6 +243,7 @@ def explore(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    model: object = None,
 ) -> Path: ...
 
 
@@ -243,6 +257,7 @@ def explore(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
+    model: object = None,
 ) -> Explorer | Path:
     """Step through the forward and backward pass of ``root``'s graph in a browser (see the module docstring).
 
@@ -256,7 +271,17 @@ def explore(
     Graphviz needed) or ``"auto"`` (Graphviz up to 300 Values where ``dot`` is installed, else
     the built-in one).  ``scopes``: a ``micrograd.scopes.Recording``; the graph is then shown in
     boxes, one per recorded scope, each opening on click (laid out by the built-in layout).
-    ``.grad`` is left alone: the page's gradients come from the ops' rules, as ``explain``.
+    ``model``: an ``nn.Module`` (or ``(name, Value)`` pairs): each of its parameters is drawn,
+    explained and searchable by its ``named_parameters()`` name, ``layers.0.neurons.1.w.1``;
+    with ``scopes=``, the Modules called at the top of the recording name theirs without it.
+    A label you set on a Value always wins.  ``.grad`` is left alone: the page's gradients come
+    from the ops' rules, as ``explain``.
+
+    >>> from nn import MLP
+    >>> model = MLP(2, [1], seed=0)
+    >>> page = explore(model([1.0, 2.0]), model=model)
+    >>> '"name":"layers.0.neurons.0.w.1"' in page.html
+    True
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"explore: path must be a str or a path, got {type(path).__name__}: {path!r}")
@@ -272,6 +297,7 @@ def explore(
         title=title,
         layout=layout,
         scopes=scopes,
+        model=model,
     )
     if path is None:
         return explorer
