@@ -100,7 +100,7 @@ class Explorer:
         # "full page" button give it the whole screen where the output is too narrow to read.
         return (
             f'<iframe srcdoc="{html.escape(self.html, quote=True)}" title="{html.escape(self.title)}" '
-            f'sandbox="allow-scripts" allow="fullscreen" allowfullscreen '
+            f'sandbox="allow-scripts" allow="fullscreen" '
             f'style="width: 100%; height: {self.height}px; '
             'border: 1px solid #ced4da; resize: vertical;"></iframe>'
         )
@@ -180,21 +180,15 @@ def page(
     title: str | None = None,
     layout: str = "auto",
     scopes: Recording | None = None,
-    model: object = None,
+    named: object = None,
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
-    after the other: graph model, (boxes), layout, page.  Names: a label, else ``model``'s name
-    for a parameter, else the name of a parameter of a Module called in ``scopes``."""
+    after the other: graph model, (boxes), layout, page.  Names: a label, else the name ``named``
+    (``explore``'s ``model=``) gives a parameter, else the name of a parameter of a Module called
+    in ``scopes``."""
     _check(root, layout_timeout, layout, scopes)
-    names = recorded_names(scopes) | model_names(model, "explore")  # model= wins over discovered
-    graph = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names)
-    return _page(graph, layout, float(layout_timeout), title, scopes)
-
-
-def _page(
-    model: GraphModel, layout: str, timeout: float, title: str | None, scopes: Recording | None
-) -> Explorer:
-    """The page of ``model``: its trace, (boxes), picture and heading."""
+    names = recorded_names(scopes) | model_names(named, "explore")  # model= wins over discovered
+    model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names)
     trace = model.backward()
     data = trace_data(model, trace)
     note = ""
@@ -211,7 +205,7 @@ def _page(
         pages.boxes_data(boxes, runs_of(model, boxes, trace), svgs, data)
         svg = svgs[0]
     else:
-        svg, said = _picture(model, layout, timeout)
+        svg, said = _picture(model, layout, float(layout_timeout))
         note = note or said
     heading = pages.heading(model, title)
     return Explorer(pages.explorer_page(model, data, svg, heading, note), heading)
@@ -297,7 +291,7 @@ def explore(
         title=title,
         layout=layout,
         scopes=scopes,
-        model=model,
+        named=model,
     )
     if path is None:
         return explorer
