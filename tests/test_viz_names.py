@@ -124,3 +124,19 @@ def test_a_bad_model_is_a_clear_error(bad: object, message: str) -> None:
     ):
         with pytest.raises(TypeError, match=re.escape(message)):
             call()
+
+
+def test_the_loss_functions_name_their_result_and_a_later_label_wins() -> None:
+    from nn import GPT
+    from nn.losses import cross_entropy, mse
+
+    model = MLP(2, [1], seed=0)
+    loss = mse([model([1.0, 2.0])], [1.0])
+    assert loss.label == "mse"
+    assert micrograd.explore(loss, model=model).title.startswith("Backpropagation from mse = ")
+    assert cross_entropy([[Value(0.5), Value(-1.0)]], [0]).label == "cross_entropy"
+    assert GPT(5, 4, n_embd=4, n_head=1, seed=0).loss([0, 1, 2]).label == "loss"
+    loss.label = "L"
+    out = io.StringIO()
+    micrograd.explain(loss, file=out, model=model)
+    assert out.getvalue().startswith("Backpropagation from L = ")
