@@ -256,7 +256,9 @@ class GPT(Module):
                 probs = softmax(logits)
                 picked = Pick.apply(target, *probs) if isinstance(target, Value) else probs[int(target)]
                 losses.append(-picked.log())
-        return micrograd.sum(losses) * (1.0 / len(losses))
+        loss = micrograd.sum(losses) * (1.0 / len(losses))
+        loss.label = "loss"  # what explain, draw_dot and explore call it (a label set later wins)
+        return loss
 
     @overload
     def compile_loss(self, batched: Literal[False] = False) -> CompiledLoss: ...

@@ -67,10 +67,13 @@ def _paired(preds: Sequence[object], targets: Sequence[object], what: str) -> No
         raise ValueError(f"{what}: {len(preds)} predictions but {len(targets)} targets")
 
 
-def _mean(terms: list[Value]) -> Value:
+def _mean(terms: list[Value], name: str) -> Value:
     # micrograd's demo reduction, sum(losses) * (1.0 / n): the same floats as its loss,
-    # with the additions as one n-ary node
-    return micrograd.sum(terms) * (1.0 / len(terms))
+    # with the additions as one n-ary node; labelled with the loss's name, so that explain,
+    # draw_dot and explore call it that rather than #i (a label set later wins)
+    out = micrograd.sum(terms) * (1.0 / len(terms))
+    out.label = name
+    return out
 
 
 def mse(preds: Scalar | Sequence[Scalar], targets: Scalar | Sequence[Scalar]) -> Value:
@@ -87,7 +90,7 @@ def mse(preds: Scalar | Sequence[Scalar], targets: Scalar | Sequence[Scalar]) ->
     for p, t in zip(ps, ts):
         d = p - t
         terms.append(d * d if isinstance(d, Value) else Value(d * d))
-    return _mean(terms)
+    return _mean(terms, "mse")
 
 
 def signed_labels(labels: Sequence[object]) -> list[int]:
@@ -131,7 +134,7 @@ def hinge(scores: Scalar | Sequence[Scalar], labels: Sequence[object] | float | 
     for s, y in zip(ss, ys):
         margin = 1 + -y * s  # micrograd: (1 + -yi*scorei).relu()
         terms.append(margin.relu() if isinstance(margin, Value) else Value(max(margin, 0.0)))
-    return _mean(terms)
+    return _mean(terms, "hinge")
 
 
 def binary_cross_entropy_with_logits(
@@ -164,7 +167,7 @@ def binary_cross_entropy_with_logits(
             terms.append((1 - t) * x + (-x).softplus())
         else:
             terms.append(x.softplus() - t * x)
-    return _mean(terms)
+    return _mean(terms, "binary_cross_entropy_with_logits")
 
 
 def log_softmax(logits: Sequence[Value]) -> list[Value]:
@@ -222,4 +225,4 @@ def cross_entropy(
             raise ValueError(f"classes[{i}] must be a class index in range({len(zs)}), got {c!r}")
         logp = log_softmax(zs)
         terms.append(-(Pick.apply(c, *logp) if isinstance(c, Value) else logp[int(c)]))
-    return _mean(terms)
+    return _mean(terms, "cross_entropy")

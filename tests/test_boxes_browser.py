@@ -13,7 +13,7 @@ import micrograd
 from micrograd import Value, explore
 from micrograd.scopes import record_scopes
 from micrograd.viz.boxes import boxes_of, runs_of
-from micrograd.viz.graph_model import fmt, graph_model
+from micrograd.viz.graph_model import fmt, graph_model, recorded_names
 from nn import GPT, MLP
 from tests.browser_support import browser, console_errors, needs_browser, screenshot
 
@@ -110,7 +110,7 @@ def test_stepping_goes_box_by_box_with_the_chain_rule_through_each(browser: Any,
     with record_scopes() as rec:
         loss = micrograd.sum((model(x) - y) ** 2 for x, y in zip(xs, [1.0, -1.0, -1.0, 1.0]))
     loss.label = "loss"
-    graph = graph_model(loss, max_nodes=None)
+    graph = graph_model(loss, max_nodes=None, names=recorded_names(rec))  # the page's names
     boxes = boxes_of(graph, rec)
     trace = graph.backward()
     runs = runs_of(graph, boxes, trace)

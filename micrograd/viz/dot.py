@@ -71,6 +71,7 @@ from .graph_model import (
     expression,
     fmt,
     graph_model,
+    model_names,
     names_of,
     role,
 )
@@ -140,12 +141,15 @@ def draw_dot(
     rankdir: str = "LR",
     max_nodes: int | None = DEFAULT_MAX_NODES,
     params: Iterable[Value] | None = None,
+    model: object = None,
 ) -> Any:
     """The graph that computed ``root`` as a ``graphviz.Digraph``.
 
     One record per Value (label, data, grad), one small node per op, edges in
     operand order; colours by role (see the module docstring), ``params``
-    marking the leaves to show as parameters.  The DOT text is deterministic:
+    marking the leaves to show as parameters; ``model`` (an ``nn.Module``, or ``(name, Value)``
+    pairs) names its parameters as ``named_parameters()`` does (``layers.0.neurons.1.w.1``;
+    a label you set wins).  The DOT text is deterministic:
     nodes are named by their position in the forward order, so the same graph
     gives byte-identical ``.source`` on every run.  More than ``max_nodes``
     Values raise ``GraphTooLargeError`` (``max_nodes=None``: no limit).
@@ -160,7 +164,8 @@ def draw_dot(
         raise ValueError(f"draw_dot: format must be one of {', '.join(FORMATS)}; got {format!r}")
     if rankdir not in RANKDIRS:
         raise ValueError(f"draw_dot: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
-    return dot_graph(graph_model(root, params, max_nodes, "draw_dot"), format, rankdir)
+    names = model_names(model, "draw_dot")
+    return dot_graph(graph_model(root, params, max_nodes, "draw_dot", names=names), format, rankdir)
 
 
 def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR", stacked: bool = False) -> Any:  # noqa: A002
@@ -339,6 +344,7 @@ def render(
     max_nodes: int | None = DEFAULT_MAX_NODES,
     params: Iterable[Value] | None = None,
     timeout: float | None = DEFAULT_RENDER_TIMEOUT,
+    model: object = None,
 ) -> Path:
     """Draw the graph of ``root`` into ``path`` (PNG, SVG or PDF) and return the path written.
 
@@ -352,7 +358,7 @@ def render(
     ``GraphvizTimeoutError`` that says how to get a picture anyway.  If ``dot``
     is missing, fails or is stopped, the DOT source is written next to the
     target (``graph.png`` -> ``graph.dot``); ``GraphvizNotFoundError`` says how
-    to install Graphviz.
+    to install Graphviz.  ``params`` and ``model`` (its parameters' names) as in ``draw_dot``.
 
     >>> from micrograd import Value
     >>> import tempfile, pathlib
@@ -365,8 +371,8 @@ def render(
     seconds = _check_timeout(timeout)
     if rankdir not in RANKDIRS:
         raise ValueError(f"render: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
-    model = graph_model(root, params, max_nodes, "render")
-    dot = dot_graph(model, fmt, rankdir)
+    graph = graph_model(root, params, max_nodes, "render", names=model_names(model, "render"))
+    dot = dot_graph(graph, fmt, rankdir)
     dot.graph_attr.update(LAYOUT_LIMITS)
     source = dot.source
     _make_parent(target)
@@ -384,7 +390,7 @@ def render(
     except subprocess.TimeoutExpired as exc:  # run_dot has stopped dot
         saved = _save_source(source, source_path)
         raise GraphvizTimeoutError(
-            f"render: Graphviz's `dot` did not finish drawing the graph of {len(model.order)} Values within "
+            f"render: Graphviz's `dot` did not finish drawing the graph of {len(graph.order)} Values within "
             f"{seconds:g} s and was stopped, so {str(target)!r} was not drawn; {saved}. To get a picture "
             "anyway, draw a smaller graph: one sample (e.g. the loss of a single input instead of the whole "
             "batch), or pass a lower max_nodes= to refuse large graphs at once; format='svg' skips the "
@@ -407,6 +413,7 @@ def explain(
     root: Value,
     file: TextIO | None = None,
     max_nodes: int | None = DEFAULT_MAX_NODES,
+    model: object = None,
 ) -> None:
     """Print backpropagation through ``root``'s graph step by step, for following the chain rule by hand.
 
@@ -414,7 +421,8 @@ def explain(
     gradient d(root)/d(output), then for each operand the local derivative
     d(output)/d(operand), the contribution it receives (local derivative *
     upstream gradient) and its gradient so far.  Then the leaves' gradients.
-    Unlabelled Values are called ``#i``, as in ``draw_dot``'s pictures.
+    Unlabelled Values are called ``#i``, as in ``draw_dot``'s pictures, or by their names in
+    ``model`` (an ``nn.Module``'s ``named_parameters()``, or ``(name, Value)`` pairs).
 
     ``explain`` runs its own backward pass with the ops' derivative rules: it
     does not call ``backward`` and leaves every ``.grad`` as it was.  Prints
@@ -423,7 +431,8 @@ def explain(
     """
     if not isinstance(root, Value):
         raise TypeError(f"explain() needs a Value, got {type(root).__name__}: {root!r}")
-    trace = backward_steps(root, max_nodes)
+    names_given = model_names(model, "explain")
+    trace = graph_model(root, max_nodes=max_nodes, what="explain", names=names_given).backward()
     out = sys.stdout if file is None else file
     names = trace.names
     r = names[root]

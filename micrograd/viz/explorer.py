@@ -57,7 +57,7 @@ from ..scopes import Recording
 from . import page as pages
 from .boxes import boxes_of, recorded_any, runs_of
 from .dot import AUTO_GRAPHVIZ_SECONDS, GraphvizTimeoutError, graphviz_svg
-from .graph_model import GraphModel, graph_model
+from .graph_model import GraphModel, graph_model, model_names, recorded_names
 from .layout import box_svgs, graph_svg
 from .mistakes import check_mistake
 from .mistakes import page_data as breakit_data
@@ -98,10 +98,12 @@ class Explorer:
 
     def _repr_html_(self) -> str:
         # srcdoc keeps the page's script and element ids in their own document; allow-scripts
-        # without allow-same-origin keeps it away from the notebook.
+        # without allow-same-origin keeps it away from the notebook; allow="fullscreen" lets its
+        # "full page" button give it the whole screen where the output is too narrow to read.
         return (
             f'<iframe srcdoc="{html.escape(self.html, quote=True)}" title="{html.escape(self.title)}" '
-            f'sandbox="allow-scripts" style="width: 100%; height: {self.height}px; '
+            f'sandbox="allow-scripts" allow="fullscreen" '
+            f'style="width: 100%; height: {self.height}px; '
             'border: 1px solid #ced4da; resize: vertical;"></iframe>'
         )
 
@@ -190,11 +192,15 @@ def page(
     layout: str = "auto",
     scopes: Recording | None = None,
     mistake: str | None = None,
+    named: object = None,
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
-    after the other: graph model, (boxes), layout, page."""
+    after the other: graph model, (boxes), layout, page.  Names: a label, else the name ``named``
+    (``explore``'s ``model=``) gives a parameter, else the name of a parameter of a Module called
+    in ``scopes``."""
     _check(root, layout_timeout, layout, scopes, mistake)
-    model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE)
+    names = recorded_names(scopes) | model_names(named, "explore")  # model= wins over discovered
+    model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names)
     trace = model.backward()
     data = trace_data(model, trace)
     breakit = breakit_data(model, trace.grads, mistake)
@@ -231,6 +237,7 @@ def explore(
     layout: str = "auto",
     scopes: Recording | None = None,
     mistake: str | None = None,
+    model: object = None,
 ) -> Explorer: ...
 
 
@@ -246,6 +253,7 @@ def explore(
     layout: str = "auto",
     scopes: Recording | None = None,
     mistake: str | None = None,
+    model: object = None,
 ) -> Path: ...
 
 
@@ -260,6 +268,7 @@ def explore(
     layout: str = "auto",
     scopes: Recording | None = None,
     mistake: str | None = None,
+    model: object = None,
 ) -> Explorer | Path:
     """Step through the forward and backward pass of ``root``'s graph in a browser (see the module docstring).
 
@@ -277,7 +286,17 @@ def explore(
     ``"no-zero-grad"``, ``"tanh"``): the page opens in break-it mode on that bug, every Value's
     wrong gradient beside its right one and the first that differs marked; the page's "break it"
     control switches between them whatever ``mistake`` is.
-    ``.grad`` is left alone: the page's gradients come from the ops' rules, as ``explain``.
+    ``model``: an ``nn.Module`` (or ``(name, Value)`` pairs): each of its parameters is drawn,
+    explained and searchable by its ``named_parameters()`` name, ``layers.0.neurons.1.w.1``;
+    with ``scopes=``, the Modules called at the top of the recording name theirs without it.
+    A label you set on a Value always wins.  ``.grad`` is left alone: the page's gradients come
+    from the ops' rules, as ``explain``.
+
+    >>> from nn import MLP
+    >>> model = MLP(2, [1], seed=0)
+    >>> page = explore(model([1.0, 2.0]), model=model)
+    >>> '"name":"layers.0.neurons.0.w.1"' in page.html
+    True
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"explore: path must be a str or a path, got {type(path).__name__}: {path!r}")
@@ -294,6 +313,7 @@ def explore(
         layout=layout,
         scopes=scopes,
         mistake=mistake,
+        named=model,
     )
     if path is None:
         return explorer

@@ -21,13 +21,14 @@ its operands receives, the numbers ``explain`` prints and the explorer shows.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .._core.nodes import CONSTANT, NO_GRAD
 from ..engine import Value, backpropagate, vjp
 from ..func.reverse import topological_order
+from ..scopes import Recording
 
 Roots = Value | Sequence[Value]
 
@@ -86,9 +87,65 @@ def fmt(x: float) -> str:
     return f"{x:.4e}"
 
 
-def names_of(order: list[Value]) -> dict[Value, str]:
-    """A display name per Value: its label, or ``#i`` (its position in the forward order)."""
-    return {v: v.label or f"#{i}" for i, v in enumerate(order)}
+def names_of(order: list[Value], given: Mapping[Value, str] | None = None) -> dict[Value, str]:
+    """A display name per Value: its label, else its name in ``given`` (e.g. from
+    ``model_names``), else ``#i`` (its position in the forward order).  A label always wins:
+    it is what the user wrote on that Value."""
+    given = given or {}
+    return {v: v.label or given.get(v) or f"#{i}" for i, v in enumerate(order)}
+
+
+#: What ``model=`` accepts, as the error messages say it.
+MODEL_HELP = (
+    "an nn.Module (anything with named_parameters()), a dict of name -> Value, "
+    "or (name, Value) pairs such as model.named_parameters()"
+)
+
+
+def model_names(model: object, what: str) -> dict[Value, str]:
+    """Each Value of ``model`` with its name: ``model.named_parameters()`` for an ``nn.Module``
+    (``layers.0.neurons.1.w.1``), or a dict / pairs of ``(name, Value)``.  A Value named twice
+    keeps its first name, as ``named_parameters()`` lists shared weights first where defined.
+
+    >>> from micrograd import Value
+    >>> w = Value(0.5)
+    >>> model_names({"w": w}, "explore") == {w: "w"}
+    True
+    """
+    if model is None:
+        return {}
+    pairs: object = model
+    if callable(getattr(model, "named_parameters", None)):
+        pairs = getattr(model, "named_parameters")()  # noqa: B009 - duck-typed: any such object
+    elif isinstance(model, Mapping):
+        pairs = model.items()
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+        raise TypeError(f"{what}: model must be {MODEL_HELP}; got {type(model).__name__}: {model!r}")
+    names: dict[Value, str] = {}
+    for i, pair in enumerate(pairs):
+        ok = isinstance(pair, tuple) and len(pair) == 2
+        if not ok or not isinstance(pair[0], str) or not isinstance(pair[1], Value):
+            raise TypeError(f"{what}: model's entry {i} must be a (name: str, Value) pair, got {pair!r}")
+        names.setdefault(pair[1], pair[0])
+    return names
+
+
+def recorded_names(scopes: Recording | None) -> dict[Value, str]:
+    """The names of the parameters of every ``nn.Module`` called at the top of a
+    ``record_scopes()`` recording (a Module call knows its parameters): its scope's owner's
+    ``named_parameters()``.  Modules called inside another are covered by the outer one's names."""
+    names: dict[Value, str] = {}
+    todo = list(scopes.root.children) if scopes is not None else []
+    while todo:  # down to the outermost Module call of each branch (a `scope` block may hold it)
+        top = todo.pop(0)
+        named = getattr(top.owner, "named_parameters", None)
+        if not callable(named):
+            todo += top.children
+            continue
+        for pair in named():
+            if isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[1], Value):
+                names.setdefault(pair[1], str(pair[0]))
+    return names
 
 
 def role(v: Value, outputs: set[Value], params: set[Value]) -> str:
@@ -246,10 +303,17 @@ def graph_model(
     max_nodes: int | None = DEFAULT_MAX_NODES,
     what: str = "graph_model",
     advice: str = PICTURE_ADVICE,
+    names: Mapping[Value, str] | None = None,
 ) -> GraphModel:
     """The ``GraphModel`` of the graph that computed ``roots``; ``params`` marks the leaves drawn
-    as parameters; more than ``max_nodes`` Values raise ``GraphTooLargeError`` naming ``what``
-    and giving ``advice``."""
+    as parameters; ``names`` names unlabelled Values (``model_names``: a model's parameters);
+    more than ``max_nodes`` Values raise ``GraphTooLargeError`` naming ``what`` and giving ``advice``.
+
+    >>> from micrograd import Value
+    >>> w = Value(0.5); L = w * 3
+    >>> graph_model(L, names={w: "layer.w"}).names[w]
+    'layer.w'
+    """
     order = graph_order(roots, max_nodes, what, advice)
     outputs = as_values(roots, f"{what}: root")
     param_set = as_values(params, f"{what}: params")
@@ -257,6 +321,6 @@ def graph_model(
         outputs=tuple(v for v in order if v in outputs),
         order=order,
         index={v: i for i, v in enumerate(order)},
-        names=names_of(order),
+        names=names_of(order, names),
         roles={v: role(v, outputs, param_set) for v in order},
     )

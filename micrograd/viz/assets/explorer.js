@@ -74,14 +74,25 @@
     // a graph without boxes); frames outside the view run together.
     const key = (f) => f <= 0 || f >= LAST ? "f" + f :
       f <= N ? "F" + (inView[f - 1] ? drawnAs[f - 1] : "out") :
-      "B" + (inView[D.steps[f - N - 1].node] ? drawnAs[D.steps[f - N - 1].node] : "out");
+      inView[D.steps[f - N - 1].node] ? "B" + drawnAs[D.steps[f - N - 1].node] :
+      reaches(f - N - 1) ? "b" + f : "Bout";
+    // Frames outside the view are no stop of → or ←: stepping follows the box you are in, one op
+    // (or one closed box) at a time, and the scrub bar still reaches them.
     runEnd = new Array(LAST + 1);
-    for (let f = 0; f <= LAST; f++) runEnd[f] = f === LAST || key(f) !== key(f + 1);
+    for (let f = 0; f <= LAST; f++)
+      runEnd[f] = f === LAST || f === 0 || (!key(f).endsWith("out") && key(f) !== key(f + 1));
     for (const name in groups) {
       const g = groups[name], m = /^n(\d+)(_op)?$/.exec(name), box = /^g(\d+)$/.exec(name);
       if (m) g.addEventListener("click", () => pick(Number(m[1])));
       else if (box) g.addEventListener("click", () => open(Number(box[1])));
     }
+  }
+
+  // Whether backward step k, an op outside the view, passes gradient to a Value drawn here as a
+  // record: such a step is a step of its own (a box of parameters holds nothing but such
+  // operands), so → never skips it.
+  function reaches(k) {
+    return D.steps[k].contributions.some((c) => inView[c.operand] && drawnAs[c.operand][0] === "n");
   }
 
   // One step of the view: to the end of the next run of frames (d = 1) or of the one before.
@@ -188,8 +199,8 @@
     const panel = $("step");
     panel.replaceChildren();
     const at = frame === 0 || frame === LAST ? null : frame <= N ? shown - 1 : D.steps[k].node;
-    if (at !== null && !inView[at]) outsidePanel(panel, frame <= N);
-    else if (at !== null && drawnAs[at][0] === "g") boxPanel(panel, Number(drawnAs[at].slice(1)), frame <= N, k);
+    if (at !== null && !inView[at] && !(k >= 0 && frame < LAST && reaches(k))) outsidePanel(panel, frame <= N);
+    else if (at !== null && inView[at] && drawnAs[at][0] === "g") boxPanel(panel, Number(drawnAs[at].slice(1)), frame <= N, k);
     else if (frame <= N) forwardPanel(panel, shown);
     else if (frame === LAST) donePanel(panel);
     else backwardPanel(panel, k);
@@ -297,12 +308,15 @@
   function backwardPanel(panel, k) {
     const st = D.steps[k], nd = D.nodes[st.node];
     panel.appendChild(el("h2", {}, `Backward step ${k + 1} of ${S}`));
+    if (!inView[st.node])
+      panel.appendChild(el("p", { class: "muted", "data-mg": "reaches" }, `This op is outside ` +
+        `${boxName(view)}; it passes gradient to the Values here that it read.`));
     const current = mark(st.node, "mg-current");
-    groups[nd.id + "_op"].classList.add("mg-current");
+    groups[nd.id + "_op"]?.classList.add("mg-current");
     for (const e of edgesInto[nd.id + "_op"] || []) e.classList.add("mg-flow");
     for (const c of st.contributions) mark(c.operand, "mg-operand");
     labelEdges(st, nd);
-    reveal(current);
+    reveal(current || st.contributions.map((c) => inView[c.operand] && groups[drawnAs[c.operand]]).find(Boolean));
     panel.appendChild(el("p", { class: "expr", "data-mg": "node" },
                          `${nd.name} = ${nd.expr}  data ${nd.data[0]}`));
     panel.appendChild(el("p", { class: "expr", "data-mg": "upstream" },
@@ -410,9 +424,9 @@
 
   function setZoom(z) {
     const vb = svg.viewBox.baseVal;
-    if (z === null) z = Math.min(1.5, (pane.clientWidth - 20) / (vb.width * 4 / 3),
-                                 (pane.clientHeight - 20) / (vb.height * 4 / 3));
-    zoom = Math.max(0.1, Math.min(4, z));
+    if (z === null) z = Math.min(1.5, (pane.offsetWidth - 20) / (vb.width * 4 / 3),
+                                 (pane.offsetHeight - 20) / (vb.height * 4 / 3));
+    zoom = Math.max(0.01, Math.min(4, z));  // fit shows even a GPT step whole (as a map)
     svg.style.width = (vb.width * zoom * 4 / 3) + "px"; svg.style.height = (vb.height * zoom * 4 / 3) + "px";
   }
 
@@ -421,8 +435,55 @@
   const READABLE = 12 / (11 * 4 / 3);
   function fit() {
     const vb = svg.viewBox.baseVal;
-    setZoom(Math.max(READABLE, Math.min(2, (pane.clientWidth - 20) / (vb.width * 4 / 3),
-                                           (pane.clientHeight - 20) / (vb.height * 4 / 3))));
+    setZoom(Math.max(READABLE, Math.min(2, (pane.offsetWidth - 20) / (vb.width * 4 / 3),
+                                           (pane.offsetHeight - 20) / (vb.height * 4 / 3))));
+  }
+
+  // Whether the graph fits the pane at readable text, given how the pane is laid out now. (The
+  // pane's offset size, not its client size: scroll bars the picture has now do not count.)
+  function fitsReadable() {
+    const vb = svg.viewBox.baseVal;
+    return Math.min((pane.offsetWidth - 20) / (vb.width * 4 / 3),
+                    (pane.offsetHeight - 20) / (vb.height * 4 / 3)) >= READABLE;
+  }
+
+  // The step panel beside the graph, or below it where only that makes the whole graph fit at
+  // readable text (a wide graph: the lecture's neuron at 1280×800), or where the window is too
+  // narrow for both side by side (a notebook's output); `below` forces one or the other.
+  function arrange(below) {
+    const main = document.querySelector("main");
+    if (below === undefined) {
+      main.classList.remove("mg-below");
+      if (!fitsReadable()) {
+        main.classList.add("mg-below");
+        if (!fitsReadable() && window.innerWidth >= 900) main.classList.remove("mg-below");
+      }
+    } else main.classList.toggle("mg-below", below);
+    fit();
+    show(frame);  // re-centres the current step in the pane's new shape
+  }
+
+  // Search by name: the Values whose name holds the text typed (at most 30 listed), each a
+  // button that opens the box it is in (if any), picks it and scrolls it into view.
+  function find(text) {
+    const found = $("found"), q = text.trim().toLowerCase();
+    found.replaceChildren();
+    if (!q) return;
+    const hits = [];
+    for (let i = 0; i < N && hits.length <= 30; i++) if (D.nodes[i].name.toLowerCase().includes(q)) hits.push(i);
+    if (!hits.length) found.appendChild(el("p", { class: "muted" }, "no Value has that in its name"));
+    for (const i of hits.slice(0, 30)) {
+      const b = el("button", { "data-mg": "hit", title: D.nodes[i].role }, D.nodes[i].name);
+      b.addEventListener("click", () => goTo(i));
+      found.appendChild(b);
+    }
+    if (hits.length > 30) found.appendChild(el("span", { class: "muted" }, " and more: type more of the name"));
+  }
+
+  function goTo(i) {
+    if (B && !(groups["n" + i] && inView[i])) open(D.nodes[i].box);
+    pick(i);
+    reveal(groups[drawnAs[i]]);
   }
 
   const controls = mgControls({
@@ -430,8 +491,23 @@
     keys: ({go, speed}) => ({
       f: () => go(0), b: () => go(N), "+": () => speed(1), "=": () => speed(1), "-": () => speed(-1),
       "0": () => setZoom(null), u: () => { if (B && view > 0) open(B[view].parent); },
+      p: () => arrange(!document.querySelector("main").classList.contains("mg-below")),
+      "/": () => $("find").focus(),
     }),
   });
+  $("side").addEventListener("click", () => arrange(!document.querySelector("main").classList.contains("mg-below")));
+  $("find").addEventListener("input", () => find($("find").value));
+  $("find").addEventListener("keydown", (e) => {
+    e.stopPropagation();  // typing a name is not stepping
+    if (e.key === "Enter") $("found").querySelector("button")?.click();
+  });
+  // Embedded (a notebook's output frame), the page offers the whole screen: its text stays
+  // readable where the output is narrow. The frame must allow it (Explorer's iframe does).
+  if (window.self !== window.top && document.fullscreenEnabled) {
+    $("full").hidden = false;
+    $("full").addEventListener("click", () => document.documentElement.requestFullscreen());
+    document.addEventListener("fullscreenchange", () => arrange());
+  }
   $("fwd").addEventListener("click", () => controls.go(0));
   $("bwd").addEventListener("click", () => controls.go(N));
   $("zoomin").addEventListener("click", () => setZoom(zoom * 1.25));
@@ -442,8 +518,10 @@
     open(0);
   } else {
     bind();
-    fit();
-    show(frame);
   }
+  arrange();
+  // Once loaded, the current step is brought into view again: a frame (a notebook's output) is
+  // scrolled back to its start when it finishes loading.
+  window.addEventListener("load", () => reveal(svg.querySelector(".mg-current")), { once: true });
   document.body.setAttribute("data-mg-ready", "1");
 })();
