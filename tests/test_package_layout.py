@@ -193,3 +193,19 @@ def test_the_alias_micrograd_nn_is_karpathys_nn() -> None:
     import nn
 
     assert alias.MLP is nn.MLP and alias.Neuron is nn.Neuron
+
+
+def test_no_function_runs_over_60_lines_in_micrograd_or_nn() -> None:
+    """Docstrings aside: a function a reader must scroll through is a function to split."""
+    long = []
+    for top in (ROOT, REPO / "nn"):
+        for path in sorted(top.rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                    if ast.get_docstring(node) is not None:
+                        doc = node.body[0]
+                        lines -= doc.end_lineno - doc.lineno + 1  # type: ignore[operator]
+                    if lines > 60:
+                        long.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == []
