@@ -8,7 +8,7 @@ in one comparison.  Used only while the op's rules are the engine's own (a patch
 replayed as patched).
 
 >>> import numpy as np
->>> from micrograd.context import Context
+>>> from micrograd._core.context import Context
 >>> ctx = Context((False, True, True), ())
 >>> pick_forward(ctx, np.array([1.0, 0.0, 5.0]), np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0]))
 array([ 4.,  2., nan])
