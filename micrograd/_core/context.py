@@ -67,7 +67,8 @@ FORWARD_CTX: Context = object.__new__(ForwardContext)
 
 
 class NodeContext(Context):
-    """The Context an op that kept none gets on floats: the numbers of the node at hand.
+    """The Context the engine's own ops get on floats: the numbers of the node at hand (with the
+    numbers besides Values that its forward took, such as ``x ** 2``'s exponent).
     One serves a whole backward pass, pointed at each node in turn (``ctx.node = node``: an
     assignment, not a call, as the backward loop runs it for every node); the inputs and the
     output are read from the node only by the rules that ask for them."""
@@ -80,7 +81,10 @@ class NodeContext(Context):
 
     @property
     def inputs(self) -> tuple[Any, ...]:  # type: ignore[override]
-        prev = self.node._prev
+        node = self.node
+        if node._extra is not None and node._extra.ctx is not None:  # forward took numbers too (x ** 2)
+            return node._extra.ctx.inputs  # type: ignore[no-any-return]
+        prev = node._prev
         n = len(prev)  # one or two operands written out: a comprehension costs three times as much
         if n == 2:
             return prev[0].data, prev[1].data
