@@ -208,32 +208,7 @@ class ReLU(Function):
         return (where(ctx.output <= 0.0, 0.0, g),)  # gated by the output, as PyTorch: relu'(0) = 0
 
 
-# ---- backward(): the graph walk and the chain-rule loop ----------------------------------
-
-
-def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
-    """Every node reachable from ``roots``, each after all of its operands, as the keys of a
-    dict whose values are None (``backpropagate`` fills them with the gradients).
-
-    Depth-first without recursion, so a graph a million nodes deep is fine:
-    ``path`` holds the nodes being expanded and ``pending`` an iterator over each
-    one's operands; a node is emitted once all of its operands have been.
-    """
-    order: dict[Value, Any] = {}  # insertion-ordered, and the visited set
-    for root in roots:
-        if root in order:
-            continue
-        path, pending = [root], [iter(root._prev)]
-        while pending:
-            for child in pending[-1]:
-                if child not in order:  # (a node on the path can't recur: the graph is acyclic)
-                    path.append(child)
-                    pending.append(iter(child._prev))
-                    break
-            else:
-                order[path.pop()] = None
-                pending.pop()
-    return order
+# ---- backward(): the chain-rule loop, and the graph walk it follows -----------------------
 
 
 def backpropagate(
@@ -279,6 +254,31 @@ def backpropagate(
     if into_grad:
         add_into_grad(grads)  # each node's .grad += its gradient, as PyTorch accumulates
     return grads
+
+
+def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
+    """Every node reachable from ``roots``, each after all of its operands, as the keys of a
+    dict whose values are None (``backpropagate`` fills them with the gradients).
+
+    Depth-first without recursion, so a graph a million nodes deep is fine:
+    ``path`` holds the nodes being expanded and ``pending`` an iterator over each
+    one's operands; a node is emitted once all of its operands have been.
+    """
+    order: dict[Value, Any] = {}  # insertion-ordered, and the visited set
+    for root in roots:
+        if root in order:
+            continue
+        path, pending = [root], [iter(root._prev)]
+        while pending:
+            for child in pending[-1]:
+                if child not in order:  # (a node on the path can't recur: the graph is acyclic)
+                    path.append(child)
+                    pending.append(iter(child._prev))
+                    break
+            else:
+                order[path.pop()] = None
+                pending.pop()
+    return order
 
 
 def vjp(node: Value, g: Any, create_graph: bool = False) -> Sequence[Any]:
