@@ -33,6 +33,7 @@ from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from ._core import grad_mode, hooks
+from ._core.bookkeeping import add_into_grad, pause_collector
 from ._core.coerce import checked_gradients, forward_result, to_float
 from ._core.context import FORWARD_CTX, Context, NodeContext, args_of, values_context
 from ._core.grad_mode import watched_threads
@@ -40,7 +41,6 @@ from ._core.nodes import (
     CONSTANT,
     NO_GRAD,
     Extra,
-    add_into_grad,
     extra_of,
     hooks_of,
     no_rule_error,
@@ -54,7 +54,7 @@ Number = int | float
 Operand = Union["Value", int, float]
 Observer = Callable[["Value", Any, Sequence[Any] | None, dict["Value", Any]], None]  # hears each step
 
-if TYPE_CHECKING:  # the methods the op catalogue attaches, declared for the type checker
+if TYPE_CHECKING:  # the methods ops/ attaches, for the type checker (scripts/gen_value_methods.py)
     from ._core.value_methods import AttachedMethods
 else:
     AttachedMethods = object
@@ -217,42 +217,43 @@ def backpropagate(
     into_grad: bool = False,
     observe: Observer | None = None,
 ) -> dict[Value, Any]:
-    """The chain rule, node by node, from the outputs (``seeds``: d(root)/d(output)) back to the
-    leaves; returns d(root)/d(node) for every node behind them (None where none reached).
-    ``into_grad`` adds each into the node's ``.grad`` (``backward()``).  With ``create_graph``
-    the rules run on Values (the gradients are a new graph); ``observe(node, g, received, grads)``
-    hears each op's step (``explain``, ``detect_anomaly``).  Those, and hooks, take the watched
-    path (``backpropagate_watched``, below the reading path); this is the loop that runs otherwise.
-    """
+    """The chain rule from the outputs (``seeds``: d(root)/d(output)) back to the leaves: d(root)/d(node)
+    for every node behind them (None where none reached), added into ``.grad`` with ``into_grad``.
+    ``create_graph`` (rules on Values), ``observe(node, g, received, grads)`` (``explain``,
+    ``detect_anomaly``) and hooks take the watched path, below the reading path."""
     if create_graph or observe is not None or hooks.REGISTERED[0] or grad_mode.anomaly_threads:
         return backpropagate_watched(seeds, create_graph, into_grad, observe)
     ctx = NodeContext.__new__(NodeContext)  # what the built-in rules read: the node at hand's numbers
-    grads = topological_order(seeds)  # every node behind the outputs, each after its operands
-    grads.update(seeds)
-    for node in reversed(grads):  # a node comes after every node computed from it
-        g = grads[node]  # d(root)/d(node): complete, every op that used the node has added to it
-        if g is None:
-            continue  # no path from the outputs carries a gradient here
-        fn, prev = node._fn, node._prev
-        if fn is not None and fn.builtin:
-            ctx.node = node
-            received = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
-        else:  # a leaf sends nothing; a node built by hand or a user's op takes the watched step
-            received = watched_step(node, g, grads) if prev or fn else ()
-        # Each operand adds what it received to its gradient so far: a node used twice gets the sum.
-        if len(prev) == 2:  # (two operands written out, as most ops have: backward() 18% faster)
-            a, b = prev
-            ga, gb = received[0], received[1]
-            if ga is not None:
-                grads[a] = ga if grads[a] is None else grads[a] + ga
-            if gb is not None:
-                grads[b] = gb if grads[b] is None else grads[b] + gb
-            continue
-        for child, part in zip(prev, received):
-            if part is not None:
-                grads[child] = part if grads[child] is None else grads[child] + part
+    pause_collector(True)  # (the graph has no cycles: Python's collector would only slow the loop)
+    try:
+        grads = topological_order(seeds)  # every node behind the outputs, each after its operands
+        grads.update(seeds)
+        for node in reversed(grads):  # a node comes after every node computed from it
+            g = grads[node]  # d(root)/d(node): complete, every op that used the node has added to it
+            if g is None:
+                continue  # no path from the outputs carries a gradient here
+            fn, prev = node._fn, node._prev
+            if fn is not None and fn.builtin:
+                ctx.node = node
+                received = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
+            else:  # a leaf sends nothing; a node built by hand or a user's op takes the watched step
+                received = watched_step(node, g, grads) if prev or fn else ()
+            # Each operand adds what it received to its gradient so far: a node used twice gets the sum.
+            if len(prev) == 2:  # (two operands written out, as most ops have: backward() 18% faster)
+                a, b = prev
+                ga, gb = received[0], received[1]
+                if ga is not None:
+                    grads[a] = ga if grads[a] is None else grads[a] + ga
+                if gb is not None:
+                    grads[b] = gb if grads[b] is None else grads[b] + gb
+                continue
+            for child, part in zip(prev, received):
+                if part is not None:
+                    grads[child] = part if grads[child] is None else grads[child] + part
+    finally:
+        pause_collector(False)
     if into_grad:
-        add_into_grad(grads)  # each node's .grad += its gradient, as PyTorch accumulates
+        add_into_grad(grads)  # each node's .grad += its gradient, as PyTorch accumulates them
     return grads
 
 
@@ -485,12 +486,9 @@ class Value(AttachedMethods):
 
 
 # ---- nodes built by hand, the lecture's way -----------------------------------------------
-
-
 class HandWritten(Function):
-    """The op of a node whose ``_backward`` closure was assigned by hand (micrograd's lecture);
-    ``backpropagate`` runs the closure itself (``run_closure``), on the watched path: its rule is
-    the user's, so it is not ``builtin``."""
+    """The op of a node given a ``_backward`` closure by hand (the lecture's way): not ``builtin``,
+    the watched path runs the closure (``run_closure``)."""
 
 
 # ---- making nodes (below the reading path: the fast way, and the checks) ------------------------
@@ -545,9 +543,7 @@ def operand(x: object) -> Value:
     return out
 
 
-# ---- backward() when something is watched (below the reading path) --------------------------
-# Hooks, ``observe`` (``explain``, ``detect_anomaly``), ``create_graph``, hand-written closures and
-# a user's op (checked); a ``.grad`` that is not a float is ``add_to_grad``'s (micrograd/_core/nodes.py).
+# ---- backward() when something is watched: hooks, observe, create_graph, closures, users' ops ----
 
 
 def backpropagate_watched(
@@ -557,20 +553,24 @@ def backpropagate_watched(
     hears every step (in ``detect_anomaly``, checks every gradient), ``create_graph`` runs Values."""
     if observe is None and get_ident() in grad_mode.anomaly_threads:
         observe = partial(grad_mode.check_finite, where=where_made)
-    grads = topological_order(seeds)
-    grads.update(seeds)
-    for node in reversed(grads):
-        g = grads[node]
-        if g is None:
-            continue  # no path from the outputs carries a gradient here
-        if hooks.REGISTERED[0]:  # its hooks may replace the gradient
-            g = grads[node] = hooks.run(hooks_of(node), g, create_graph, leaf)
-        if not node._prev and node._fn is None:
-            continue  # a leaf: nothing behind it
-        received = watched_step(node, g, grads, create_graph, observe)
-        for child, part in zip(node._prev, received):
-            if part is not None:
-                grads[child] = part if grads[child] is None else grads[child] + part
+    pause_collector(True)
+    try:
+        grads = topological_order(seeds)
+        grads.update(seeds)
+        for node in reversed(grads):
+            g = grads[node]
+            if g is None:
+                continue  # no path from the outputs carries a gradient here
+            if hooks.REGISTERED[0]:  # its hooks may replace the gradient
+                g = grads[node] = hooks.run(hooks_of(node), g, create_graph, leaf)
+            if not node._prev and node._fn is None:
+                continue  # a leaf: nothing behind it
+            received = watched_step(node, g, grads, create_graph, observe)
+            for child, part in zip(node._prev, received):
+                if part is not None:
+                    grads[child] = part if grads[child] is None else grads[child] + part
+    finally:
+        pause_collector(False)
     if into_grad:
         add_into_grad(grads)
     return grads

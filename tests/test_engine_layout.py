@@ -34,7 +34,7 @@ def the_loop() -> tuple[ast.FunctionDef, ast.For, list[str]]:
     source = ENGINE.read_text(encoding="utf-8")
     tree = ast.parse(source)
     (fn,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "backpropagate"]
-    (loop,) = [n for n in fn.body if isinstance(n, ast.For)]
+    loop = next(n for n in ast.walk(fn) if isinstance(n, ast.For))  # the first: the chain rule's
     return fn, loop, source.splitlines()
 
 

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from math import copysign
 from threading import get_ident
 from typing import Any, TypeVar
 
 from . import grad_mode
-from .coerce import is_value
 
 NO_GRAD = "(no_grad)"  # the _op of a result computed under no_grad: backward() on it explains
 CONSTANT = "(constant)"  # the _op of a leaf the engine made from a number operand (x * 2)
@@ -111,48 +109,6 @@ def run_closure(node: Any, g: Any, grads: dict[Any, Any], create_graph: bool = F
         for c, grad in zip(children, kept):
             c.grad = grad
         node.grad = kept_own
-
-
-# What a ``.grad`` holds once gradients summed to exactly 0.0: a float 0.0, but this one object,
-# so that it reads as "0.0 accumulated", where any other 0.0 (a new Value's, ``p.grad = 0.0``,
-# ``zero_grad()``) reads as "no gradient yet" (PyTorch's grad None).  As PyTorch does, the first
-# gradient into a fresh .grad is taken as it is (-0.0 keeps its sign); later ones are added, and
-# 0.0 + -0.0 is 0.0.  Only a zero added to a zero needs the mark: other sums have their sign.
-ZERO_SUM = float("0")
-
-
-def add_into_grad(grads: dict[Any, Any]) -> None:
-    """Add each node's gradient in ``grads`` into its ``.grad`` (None: none reached it), as
-    PyTorch accumulates: ``backward()``'s last step.  The sign of a zero is PyTorch's (see
-    ZERO_SUM): a fresh .grad takes its first gradient as it is, then gradients are added.
-
-    >>> import math
-    >>> from micrograd import Value
-    >>> x = Value(1.0)
-    >>> for c in (-0.0, 0.0, -0.0):
-    ...     (x * c).backward()
-    >>> x.grad, math.copysign(1.0, x.grad)
-    (0.0, 1.0)
-    """
-    for node, g in grads.items():
-        if g is None:
-            continue
-        old = node.grad
-        if type(old) is not float:
-            node.grad = add_to_grad(node, g)  # an int, None, or a Value (an error)
-        elif old or g:
-            node.grad = old + g or ZERO_SUM  # (x + -x is 0.0: a zero summed)
-        else:  # a zero into a zero: a fresh .grad takes g (-0.0 too); after a sum, 0.0 + -0.0 is 0.0
-            node.grad = ZERO_SUM if old is ZERO_SUM or copysign(1.0, g) > 0 else g
-
-
-def add_to_grad(node: Any, g: Any) -> Any:
-    """``node.grad`` plus ``g`` for a ``.grad`` that is not a float: an int (micrograd 0.1.0's
-    ``p.grad = 0``), None (no gradient yet), or a Value, refused with a clear error."""
-    so_far = node.grad
-    if is_value(so_far):  # p.grad = <a Value>: adding to it would grow a graph
-        raise grad_holds_value_error(node)
-    return g if so_far is None else so_far + g
 
 
 def grad_holds_value_error(node: Any) -> TypeError:
