@@ -236,16 +236,19 @@ def backpropagate(
             if fn is not None and fn.builtin:
                 ctx.node = node
                 received = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
-            else:  # a leaf sends nothing; a node built by hand or a user's op takes the watched step
-                received = watched_step(node, g, grads) if prev or fn else ()
+            elif prev or fn is not None:  # built by hand, or a user's op: the watched step
+                received = watched_step(node, g, grads)
+            else:
+                continue  # a leaf: nothing behind it
             # Each operand adds what it received to its gradient so far: a node used twice gets the sum.
-            if len(prev) == 2:  # (two operands written out, as most ops have: backward() 18% faster)
-                a, b = prev
-                ga, gb = received[0], received[1]
+            if len(prev) == 2:  # (two operands written out, as most ops have: backward() 12% faster)
+                (a, b), (ga, gb) = prev, received
                 if ga is not None:
-                    grads[a] = ga if grads[a] is None else grads[a] + ga
+                    so_far = grads[a]
+                    grads[a] = ga if so_far is None else so_far + ga
                 if gb is not None:
-                    grads[b] = gb if grads[b] is None else grads[b] + gb
+                    so_far = grads[b]
+                    grads[b] = gb if so_far is None else so_far + gb
                 continue
             for child, part in zip(prev, received):
                 if part is not None:
@@ -487,8 +490,7 @@ class Value(AttachedMethods):
 
 # ---- nodes built by hand, the lecture's way -----------------------------------------------
 class HandWritten(Function):
-    """The op of a node given a ``_backward`` closure by hand (the lecture's way): not ``builtin``,
-    the watched path runs the closure (``run_closure``)."""
+    """The op of a node given a ``_backward`` closure by hand: the watched path runs the closure."""
 
 
 # ---- making nodes (below the reading path: the fast way, and the checks) ------------------------
@@ -579,8 +581,7 @@ def backpropagate_watched(
 def watched_step(
     node: Value, g: Any, grads: dict[Value, Any], create_graph: bool = False, observe: Observer | None = None
 ) -> Sequence[Any]:
-    """What ``node``'s op sends to each operand off the plain path: a hand-written closure (it adds
-    into ``grads`` itself), no rule (an error, unless observed), a user's op (checked), Values."""
+    """An op's step off the plain path: a closure (adds into grads), no rule, a user's op, Values."""
     fn = node._fn
     if fn is None:
         if observe is None:

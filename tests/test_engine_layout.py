@@ -47,13 +47,13 @@ def test_the_chain_rule_loop_is_short_and_near_the_top_of_engine_py() -> None:
     assert fn.end_lineno - body_start + 1 <= 40  # the function, its docstring aside
     assert loop.lineno <= 250  # on the reading path, after Function and the lecture's ops
     loop_code = code_lines(lines[loop.lineno - 1 : loop.end_lineno])
-    # the two-operand unroll (8 lines) is kept because it measured faster (its comment says by how much)
+    # the two-operand unroll (10 lines) is kept because it measured faster (its comment says by how much)
     unroll = [n for n in loop.body if isinstance(n, ast.If) and "len(prev) == 2" in ast.unparse(n.test)]
     assert len(unroll) == 1 and re.search(r"\d+% faster", lines[unroll[0].lineno - 1])
     assert unroll[0].end_lineno is not None
     unrolled = code_lines(lines[unroll[0].lineno - 1 : unroll[0].end_lineno])
     assert len(loop_code) - len(unrolled) <= 15
-    assert len(loop_code) <= 22
+    assert len(loop_code) <= 25
 
 
 def test_everything_watched_is_one_named_path_off_the_loop() -> None:
