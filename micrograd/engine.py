@@ -27,13 +27,13 @@ reading path: how nodes are made, hooks and ``detect_anomaly``.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from ._core import grad_mode, hooks
+from ._core.bookkeeping import add_into_grad, pause_collector
 from ._core.coerce import checked_gradients, forward_result, to_float
 from ._core.context import FORWARD_CTX, Context, NodeContext, args_of, values_context
 from ._core.grad_mode import watched_threads
@@ -42,7 +42,6 @@ from ._core.nodes import (
     NO_GRAD,
     Extra,
     extra_of,
-    grad_holds_value_error,
     hooks_of,
     no_rule_error,
     run_closure,
@@ -53,8 +52,9 @@ from .math.generic import pow, tanh, where  # noqa: A004 - math that works on fl
 
 Number = int | float
 Operand = Union["Value", int, float]
+Observer = Callable[["Value", Any, Sequence[Any] | None, dict["Value", Any]], None]  # hears each step
 
-if TYPE_CHECKING:  # the methods the op catalogue attaches, declared for the type checker
+if TYPE_CHECKING:  # the methods ops/ attaches, for the type checker (scripts/gen_value_methods.py)
     from ._core.value_methods import AttachedMethods
 else:
     AttachedMethods = object
@@ -208,6 +208,109 @@ class ReLU(Function):
         return (where(ctx.output <= 0.0, 0.0, g),)  # gated by the output, as PyTorch: relu'(0) = 0
 
 
+# ---- backward(): the chain-rule loop, and the graph walk it follows -----------------------
+
+
+def backpropagate(
+    seeds: dict[Value, Any],
+    create_graph: bool = False,
+    into_grad: bool = False,
+    observe: Observer | None = None,
+) -> dict[Value, Any]:
+    """The chain rule from the outputs (``seeds``: d(root)/d(output)) back to the leaves: d(root)/d(node)
+    for every node behind them (None where none reached), added into ``.grad`` with ``into_grad``.
+    ``create_graph`` (rules on Values), ``observe(node, g, received, grads)`` (``explain``,
+    ``detect_anomaly``) and hooks take the watched path, below the reading path."""
+    if create_graph or observe is not None or hooks.REGISTERED[0] or grad_mode.anomaly_threads:
+        return backpropagate_watched(seeds, create_graph, into_grad, observe)
+    ctx = NodeContext.__new__(NodeContext)  # what the built-in rules read: the node at hand's numbers
+    pause_collector(True)  # (the graph has no cycles: Python's collector would only slow the loop)
+    try:
+        grads = topological_order(seeds)  # every node behind the outputs, each after its operands
+        grads.update(seeds)
+        for node in reversed(grads):  # a node comes after every node computed from it
+            g = grads[node]  # d(root)/d(node): complete, every op that used the node has added to it
+            if g is None:
+                continue  # no path from the outputs carries a gradient here
+            fn, prev = node._fn, node._prev
+            if fn is not None and fn.builtin:
+                ctx.node = node
+                received = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
+            elif prev or fn is not None:  # built by hand, or a user's op: the watched step
+                received = watched_step(node, g, grads)
+            else:
+                continue  # a leaf: nothing behind it
+            # Each operand adds what it received to its gradient so far: a node used twice gets the sum.
+            if len(prev) == 2:  # (two operands written out, as most ops have: backward() 12% faster)
+                (a, b), (ga, gb) = prev, received
+                if ga is not None:
+                    so_far = grads[a]
+                    grads[a] = ga if so_far is None else so_far + ga
+                if gb is not None:
+                    so_far = grads[b]
+                    grads[b] = gb if so_far is None else so_far + gb
+                continue
+            for child, part in zip(prev, received):
+                if part is not None:
+                    grads[child] = part if grads[child] is None else grads[child] + part
+    finally:
+        pause_collector(False)
+    if into_grad:
+        add_into_grad(grads)  # each node's .grad += its gradient, as PyTorch accumulates them
+    return grads
+
+
+def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
+    """Every node reachable from ``roots``, each after all of its operands, as the keys of a
+    dict whose values are None (``backpropagate`` fills them with the gradients).
+
+    Depth-first without recursion, so a graph a million nodes deep is fine:
+    ``path`` holds the nodes being expanded and ``pending`` an iterator over each
+    one's operands; a node is emitted once all of its operands have been.
+    """
+    order: dict[Value, Any] = {}  # insertion-ordered, and the visited set
+    for root in roots:
+        if root in order:
+            continue
+        path, pending = [root], [iter(root._prev)]
+        while pending:
+            for child in pending[-1]:
+                if child not in order:  # (a node on the path can't recur: the graph is acyclic)
+                    path.append(child)
+                    pending.append(iter(child._prev))
+                    break
+            else:
+                order[path.pop()] = None
+                pending.pop()
+    return order
+
+
+def vjp(node: Value, g: Any, create_graph: bool = False) -> Sequence[Any]:
+    """What ``node``'s op sends to each of its operands, given d(root)/d(node) = ``g``:
+    its ``backward(ctx, g)``, with ctx holding numbers, or Values under ``create_graph``.
+    Forward mode, ``explain`` and the pictures ask it with ``g = 1``: the local derivatives."""
+    fn, extra = node._fn, node._extra
+    assert fn is not None
+    if fn is HandWritten:  # what the lecture's closure adds into each operand's .grad
+        received: dict[Value, Any] = {}
+        run_closure(node, g, received, create_graph)
+        return [received.pop(c, None) for c in node._prev]  # (an operand listed twice: once)
+    kept = None if extra is None else extra.ctx
+    if create_graph:
+        grads = fn.backward(values_context(node, kept), g)
+    elif kept is not None:
+        grads = fn.backward(kept, g)  # forward saved something, or took numbers besides Values
+    else:
+        ctx = NodeContext(node)  # the inputs' and output's numbers
+        grads = fn.backward(ctx, g)
+    if fn.builtin and kept is None:
+        return grads  # type: ignore[no-any-return]
+    return checked_gradients(fn, args_of(node), grads, create_graph)
+
+
+# ---- Value's methods: an op's node made straight from its forward -------------------------
+
+
 def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Value, Operand], Value]:
     """``self <op> other`` as ``fn.apply(self, other)`` (``other <op> self`` if ``reflected``),
     a number operand becoming a constant leaf.  The node is made here rather than through
@@ -245,133 +348,6 @@ def unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
 
     method.__doc__ = doc
     return method
-
-
-# ---- backward(): the graph walk and the chain-rule loop ----------------------------------
-
-
-def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
-    """Every node reachable from ``roots``, each after all of its operands, as the keys of a
-    dict whose values are None (``backpropagate`` fills them with the gradients).
-
-    Depth-first without recursion, so a graph a million nodes deep is fine:
-    ``path`` holds the nodes being expanded and ``pending`` an iterator over each
-    one's operands; a node is emitted once all of its operands have been.
-    """
-    order: dict[Value, Any] = {}  # insertion-ordered, and the visited set
-    for root in roots:
-        if root in order:
-            continue
-        path, pending = [root], [iter(root._prev)]
-        while pending:
-            for child in pending[-1]:
-                if child not in order:  # (a node on the path can't recur: the graph is acyclic)
-                    path.append(child)
-                    pending.append(iter(child._prev))
-                    break
-            else:
-                order[path.pop()] = None
-                pending.pop()
-    return order
-
-
-def backpropagate(
-    seeds: dict[Value, Any],
-    create_graph: bool = False,
-    into_grad: bool = False,
-    observe: Callable[[Value, Any, Sequence[Any] | None, dict[Value, Any]], None] | None = None,
-) -> dict[Value, Any]:
-    """The chain rule, node by node, from the outputs (``seeds``: d(root)/d(output)) back to the
-    leaves; returns d(root)/d(node) for every node behind them (None where none reached).  With
-    ``create_graph`` the rules run on Values: the gradients are a new graph.  ``into_grad`` adds
-    each into the node's ``.grad`` (``backward()``).  ``observe(node, g, received, grads)`` hears
-    each op's step (``explain`` records them, ``detect_anomaly`` checks them); given, a node built
-    by hand without a rule is a step that sends nothing (``received`` None), not an error."""
-    ruleless_stops = observe is not None  # (else a node built by hand without a rule is an error)
-    if observe is None and get_ident() in grad_mode.anomaly_threads:  # check every gradient made
-        observe = partial(grad_mode.check_finite, where=where_made)
-    # Hooks to call or steps to observe: then each node is watched (off, one test per node).
-    watch = hooks.REGISTERED[0] > 0 or observe is not None
-    ctx = NodeContext.__new__(NodeContext)  # what the built-in ops' rules read: the node at hand's numbers
-    floats = not create_graph
-    collecting = gc.isenabled()
-    gc.disable()  # the graph has no reference cycles: Python's collector would only re-walk it, many times
-    try:
-        grads = topological_order(seeds)  # the graph, in forward order; the gradients to come
-        grads.update(seeds)
-        for node in reversed(grads):  # a node comes after every node computed from it
-            g = grads[node]  # d(root)/d(node): complete, all its users have added to it
-            if g is None:
-                continue  # no path from the outputs carries a gradient here
-            if watch:  # its hooks may replace the gradient
-                g = grads[node] = hooks.run(hooks_of(node), g, create_graph, leaf)
-            if into_grad:
-                so_far = node.grad
-                if so_far and isinstance(so_far, Value):  # p.grad = <a Value>: it would grow a graph
-                    raise grad_holds_value_error(node)
-                node.grad = so_far + g if so_far else g  # 0.0 is "none yet": -0.0 keeps its sign
-            fn = node._fn
-            if fn is None:
-                if node._prev and not ruleless_stops:
-                    raise no_rule_error(node)
-                if node._prev and observe is not None:
-                    observe(node, g, None, grads)  # built by hand without a rule: gradients stop here
-                continue  # a leaf: nothing behind it
-            # The op's rule turns g into what each operand receives: d(root)/d(operand) through this op.
-            if fn.builtin and node._extra is None and floats:
-                ctx.node = node  # a built-in op on floats: its rule reads the node's numbers
-                received = fn.backward(ctx, g)
-            elif fn is HandWritten:
-                if observe is not None:
-                    observe(node, g, vjp(node, g), grads)  # (what the closure adds, asked apart)
-                run_closure(node, g, grads, create_graph)  # the lecture's way: it writes the operands' .grad
-                continue
-            else:
-                received = vjp(node, g, create_graph)  # a user's op (checked), Values, a kept context
-            if observe is not None:
-                observe(node, g, received, grads)
-            # Each operand adds what it received to its gradient so far: a node used twice gets the sum.
-            if len(received) == 2:  # (two operands, most ops, written out: the loop below costs 15% more)
-                a, b = node._prev
-                ga, gb = received
-                if ga is not None:
-                    so_far = grads[a]
-                    grads[a] = ga if so_far is None else so_far + ga
-                if gb is not None:
-                    so_far = grads[b]
-                    grads[b] = gb if so_far is None else so_far + gb
-                continue
-            for child, part in zip(node._prev, received):
-                if part is not None:
-                    so_far = grads[child]
-                    grads[child] = part if so_far is None else so_far + part
-    finally:
-        if collecting:
-            gc.enable()
-    return grads
-
-
-def vjp(node: Value, g: Any, create_graph: bool = False) -> Sequence[Any]:
-    """What ``node``'s op sends to each of its operands, given d(root)/d(node) = ``g``:
-    its ``backward(ctx, g)``, with ctx holding numbers, or Values under ``create_graph``.
-    Forward mode, ``explain`` and the pictures ask it with ``g = 1``: the local derivatives."""
-    fn, extra = node._fn, node._extra
-    assert fn is not None
-    if fn is HandWritten:  # what the lecture's closure adds into each operand's .grad
-        received: dict[Value, Any] = {}
-        run_closure(node, g, received, create_graph)
-        return [received.pop(c, None) for c in node._prev]  # (an operand listed twice: once)
-    kept = None if extra is None else extra.ctx
-    if create_graph:
-        grads = fn.backward(values_context(node, kept), g)
-    elif kept is not None:
-        grads = fn.backward(kept, g)  # forward saved something, or took numbers besides Values
-    else:
-        ctx = NodeContext(node)  # the inputs' and output's numbers
-        grads = fn.backward(ctx, g)
-    if fn.builtin and kept is None:
-        return grads  # type: ignore[no-any-return]
-    return checked_gradients(fn, args_of(node), grads, create_graph)
 
 
 # ---- Value -----------------------------------------------------------------------------
@@ -513,13 +489,8 @@ class Value(AttachedMethods):
 
 
 # ---- nodes built by hand, the lecture's way -----------------------------------------------
-
-
 class HandWritten(Function):
-    """The op of a node whose ``_backward`` closure was assigned by hand (micrograd's lecture);
-    ``backpropagate`` runs the closure itself (``run_closure``)."""
-
-    builtin = True
+    """The op of a node given a ``_backward`` closure by hand: the watched path runs the closure."""
 
 
 # ---- making nodes (below the reading path: the fast way, and the checks) ------------------------
@@ -572,3 +543,58 @@ def operand(x: object) -> Value:
     out = leaf(to_float(x, "an operand of a Value op"))
     out._op = CONSTANT
     return out
+
+
+# ---- backward() when something is watched: hooks, observe, create_graph, closures, users' ops ----
+
+
+def backpropagate_watched(
+    seeds: dict[Value, Any], create_graph: bool, into_grad: bool, observe: Observer | None
+) -> dict[Value, Any]:
+    """``backpropagate`` when something is watched: hooks may replace a node's gradient, ``observe``
+    hears every step (in ``detect_anomaly``, checks every gradient), ``create_graph`` runs Values."""
+    if observe is None and get_ident() in grad_mode.anomaly_threads:
+        observe = partial(grad_mode.check_finite, where=where_made)
+    pause_collector(True)
+    try:
+        grads = topological_order(seeds)
+        grads.update(seeds)
+        for node in reversed(grads):
+            g = grads[node]
+            if g is None:
+                continue  # no path from the outputs carries a gradient here
+            if hooks.REGISTERED[0]:  # its hooks may replace the gradient
+                g = grads[node] = hooks.run(hooks_of(node), g, create_graph, leaf)
+            if not node._prev and node._fn is None:
+                continue  # a leaf: nothing behind it
+            received = watched_step(node, g, grads, create_graph, observe)
+            for child, part in zip(node._prev, received):
+                if part is not None:
+                    grads[child] = part if grads[child] is None else grads[child] + part
+    finally:
+        pause_collector(False)
+    if into_grad:
+        add_into_grad(grads)
+    return grads
+
+
+def watched_step(
+    node: Value, g: Any, grads: dict[Value, Any], create_graph: bool = False, observe: Observer | None = None
+) -> Sequence[Any]:
+    """An op's step off the plain path: a closure (adds into grads), no rule, a user's op, Values."""
+    fn = node._fn
+    if fn is None:
+        if observe is None:
+            raise no_rule_error(node)
+        observe(node, g, None, grads)  # built by hand without a rule: gradients stop here
+        return (None,) * len(node._prev)
+    if fn is HandWritten:
+        if observe is not None:
+            observe(node, g, vjp(node, g), grads)  # (what the closure adds, asked apart)
+        run_closure(node, g, grads, create_graph)  # the lecture's way: it writes the operands' .grad
+        return (None,) * len(node._prev)  # (it has added into grads itself)
+    builtin_on_floats = fn.builtin and not create_graph
+    received = fn.backward(NodeContext(node), g) if builtin_on_floats else vjp(node, g, create_graph)
+    if observe is not None:
+        observe(node, g, received, grads)
+    return received

@@ -67,20 +67,23 @@ FORWARD_CTX: Context = object.__new__(ForwardContext)
 
 
 class NodeContext(Context):
-    """The Context an op that kept none gets on floats: the numbers of the node at hand.
-    One serves a whole backward pass, pointed at each node in turn (``ctx.node = node``: an
-    assignment, not a call, as the backward loop runs it for every node); the inputs and the
-    output are read from the node only by the rules that ask for them."""
+    """The Context the engine's own ops get on floats: the numbers of the node at hand, or, for a
+    node that kept its forward's Context (it took numbers besides Values, such as ``x ** 2``'s
+    exponent, or saved something), what that Context holds.  One serves a whole backward pass,
+    pointed at each node in turn (``ctx.node = node``: an assignment, not a call, as the backward
+    loop runs it for every node); the numbers are read only by the rules that ask for them."""
 
     __slots__ = ("node",)
-    saved_tensors = ()
 
     def __init__(self, node: Any = None) -> None:
         self.node = node
 
     @property
     def inputs(self) -> tuple[Any, ...]:  # type: ignore[override]
-        prev = self.node._prev
+        node = self.node
+        if node._extra is not None and isinstance(node._extra.ctx, Context):
+            return node._extra.ctx.inputs
+        prev = node._prev
         n = len(prev)  # one or two operands written out: a comprehension costs three times as much
         if n == 2:
             return prev[0].data, prev[1].data
@@ -91,8 +94,25 @@ class NodeContext(Context):
         return self.node.data
 
     @property
+    def saved_tensors(self) -> tuple[Any, ...]:  # type: ignore[override]
+        kept = self.kept()
+        return () if kept is None else kept.saved_tensors
+
+    @property
     def needs_input_grad(self) -> tuple[bool, ...]:  # type: ignore[override]
-        return (True,) * len(self.node._prev)
+        kept = self.kept()
+        return (True,) * len(self.node._prev) if kept is None else kept.needs_input_grad
+
+    def kept(self) -> Context | None:
+        """The Context the node's forward kept, if it kept one."""
+        extra = self.node._extra
+        return extra.ctx if extra is not None and isinstance(extra.ctx, Context) else None
+
+    def __getattr__(self, name: str) -> Any:  # what forward set on its ctx (ctx.slope = slope)
+        kept = self.kept()
+        if kept is None:
+            raise AttributeError(name)
+        return getattr(kept, name)
 
 
 def args_of(node: Any) -> tuple[Any, ...]:

@@ -43,7 +43,7 @@ from typing import Any, TextIO
 from .. import engine
 from .._core import nodes
 from .._core.context import Context
-from .._core.grad_mode import enable_grad, hear_data_reads
+from .._core.grad_mode import data_read, data_read_hooks, enable_grad, hear_data_reads
 from .._core.nodes import no_rule_error
 from ..engine import Function, Value, topological_order
 from .reverse import grad as _reverse
@@ -160,8 +160,35 @@ class _Input(Function):
         return g
 
 
+_DATA_SLOT: Any = Value.__dict__[
+    "data"
+]  # the slot's own descriptor: what a traced input's .data reads and writes
+
+
+class _TracedInput(Value):
+    """A differentiated input while a transform runs ``f``: a Value whose ``.data``, read by ``f``,
+    is reported as ``float(x)`` is (``_warn_of_reads``): ``x.data * x`` would make the first
+    factor a constant, and its gradient silently wrong.  Only these inputs are of this class, so
+    every other Value keeps the plain slot: the engine's ops and its loop run at their full speed.
+    The engine's own reads (its folders) are not reported."""
+
+    __slots__ = ()
+
+    @property
+    def data(self) -> float:
+        if data_read_hooks and not sys._getframe(1).f_code.co_filename.startswith(nodes.ENGINE_DIRS):
+            data_read("x.data", "convert")
+        return _DATA_SLOT.__get__(self)  # type: ignore[no-any-return]
+
+    @data.setter
+    def data(self, value: float) -> None:
+        _DATA_SLOT.__set__(self, value)
+
+
 def _fresh(x: Any) -> Value:
-    return _Input.apply(x) if isinstance(x, Value) else Value(x)
+    out = _Input.apply(x) if isinstance(x, Value) else Value(x)
+    out.__class__ = _TracedInput  # (the same slots: only .data's reads change)
+    return out
 
 
 # ---- running f on fresh inputs ----------------------------------------------------------------
@@ -245,7 +272,7 @@ def _constants(tree: Any) -> Any:
 
 def _warn_of_reads(name: str) -> Callable[[str, str], None]:
     """What a transform does when ``f`` reads a traced Value as a number (``float(v)``,
-    ``v.item()``, ``math.exp(v)``): the number is a constant to the transform, so no gradient
+    ``v.item()``, ``v.data``, ``math.exp(v)``): the number is a constant to the transform, so no gradient
     flows through it; say so, at the line of ``f`` that did it, as PyTorch warns of ``float()``
     on a tensor that requires grad.  Comparisons and ``if`` on data are fine: not reported."""
 
@@ -258,7 +285,7 @@ def _warn_of_reads(name: str) -> Callable[[str, str], None]:
         warnings.warn_explicit(
             f"micrograd.func.{name}: {what} reads a Value the transform traces as a plain number, which "
             "the transform then treats as a constant: no gradient flows through it. Compute with the "
-            "Value itself (micrograd.math.exp(x), not math.exp(x); x, not float(x) or x.item())",
+            "Value itself (micrograd.math.exp(x), not math.exp(x); x, not x.data, float(x) or x.item())",
             TracedValueReadWarning,
             frame.f_code.co_filename,
             frame.f_lineno,

@@ -545,8 +545,8 @@ def round(x: Any, decimals: int = 0) -> Any:  # noqa: A001 - torch.round's name
 
 
 def clamp(x: Any, min: float | None = None, max: float | None = None) -> Any:  # noqa: A002 - torch's names
-    """x limited to [min, max] (either may be None: no limit); nan stays nan, and with
-    min > max every result is max, as ``torch.clamp``.
+    """x limited to [min, max] (either may be None: no limit); nan stays nan, a nan bound gives
+    nan, and with min > max every result is max, as ``torch.clamp``.
 
     >>> clamp(-2.0, min=0.0), clamp(7.0, max=6.0), clamp(0.5, 0.0, 1.0)
     (0.0, 6.0, 0.5)
@@ -555,6 +555,8 @@ def clamp(x: Any, min: float | None = None, max: float | None = None) -> Any:  #
     if is_value(x):
         return x.clamp(min=min, max=max)
     x = _numbers(x, "clamp")
+    if low != low or high != high:  # a nan bound makes every result nan, as torch.clamp
+        return x + _pymath.nan
     out = where(x < low, low, x)  # (a nan compares false: it stays)
     return where(out > high, high, out)
 

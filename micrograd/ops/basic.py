@@ -334,7 +334,8 @@ class ELU(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         x, alpha = ctx.inputs
-        return where(x > 0.0, g, g * alpha * exp(x)), None
+        # tested as PyTorch tests it (x <= 0), so that a nan takes the other branch: gradient g
+        return where(x <= 0.0, g * alpha * exp(x), g), None
 
 
 def elu(self: Value, alpha: float = 1.0) -> Value:

@@ -1,0 +1,87 @@
+"""``backward()``'s bookkeeping around the chain rule: adding the gradients into ``.grad`` (the
+sign of a zero as PyTorch gives it) and keeping Python's cyclic garbage collector off while a
+backward pass runs, safely across threads.  Knows nodes by their slots; does not import the engine.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from math import copysign
+from typing import Any
+
+from .coerce import is_value
+from .nodes import grad_holds_value_error
+
+# What a ``.grad`` holds once gradients summed to exactly 0.0: a float 0.0, but this one object,
+# so that it reads as "0.0 accumulated", where any other 0.0 (a new Value's, ``p.grad = 0.0``,
+# ``zero_grad()``) reads as "no gradient yet" (PyTorch's grad None).  As PyTorch does, the first
+# gradient into a fresh .grad is taken as it is (-0.0 keeps its sign); later ones are added, and
+# 0.0 + -0.0 is 0.0.  Only a zero added to a zero needs the mark: other sums have their sign.
+ZERO_SUM = float("0")
+
+
+def add_into_grad(grads: dict[Any, Any]) -> None:
+    """Add each node's gradient in ``grads`` into its ``.grad`` (None: none reached it), as
+    PyTorch accumulates: ``backward()``'s last step.  The sign of a zero is PyTorch's (see
+    ZERO_SUM): a fresh .grad takes its first gradient as it is, then gradients are added.
+
+    >>> import math
+    >>> from micrograd import Value
+    >>> x = Value(1.0)
+    >>> for c in (-0.0, 0.0, -0.0):
+    ...     (x * c).backward()
+    >>> x.grad, math.copysign(1.0, x.grad)
+    (0.0, 1.0)
+    """
+    for node, g in grads.items():
+        if g is None:
+            continue
+        old = node.grad
+        if type(old) is not float:
+            node.grad = add_to_grad(node, g)  # an int, None, or a Value (an error)
+        elif old or g:
+            node.grad = old + g or ZERO_SUM  # (x + -x is 0.0: a zero summed)
+        else:  # a zero into a zero: a fresh .grad takes g (-0.0 too); after a sum, 0.0 + -0.0 is 0.0
+            node.grad = ZERO_SUM if old is ZERO_SUM or copysign(1.0, g) > 0 else g
+
+
+def add_to_grad(node: Any, g: Any) -> Any:
+    """``node.grad`` plus ``g`` for a ``.grad`` that is not a float: an int (micrograd 0.1.0's
+    ``p.grad = 0``), None (no gradient yet), or a Value, refused with a clear error (unless 0)."""
+    so_far = node.grad
+    if is_value(so_far):  # p.grad = <a Value>: adding to it would grow a graph
+        if so_far.data != 0.0:
+            raise grad_holds_value_error(node)
+        return g  # a zero: nothing to add to, simply replaced
+    return g if so_far is None else so_far + g
+
+
+# How many backward passes are running, in all threads, and whether the collector was on when the
+# first of them began; changed under the lock only.
+_passes = [0, False]
+_passes_lock = threading.Lock()
+
+
+def pause_collector(starting: bool) -> None:
+    """Python's cyclic collector off while any backward pass runs (``starting``), back on when the
+    last one ends, if it was on.  The graph has no reference cycles, so the collector would only
+    walk its nodes again and again: a 300,000-node chain's backward took 1.49 s with it, 0.91 s
+    without.  One counter under a lock, so that threads never leave it off (reading
+    ``gc.isenabled()`` and switching it off in two steps did, 2 runs in 40).
+
+    >>> pause_collector(True); gc.isenabled()
+    False
+    >>> pause_collector(False); gc.isenabled()
+    True
+    """
+    with _passes_lock:
+        if starting:
+            if _passes[0] == 0:
+                _passes[1] = gc.isenabled()
+                gc.disable()
+            _passes[0] += 1
+        else:
+            _passes[0] -= 1
+            if _passes[0] == 0 and _passes[1]:
+                gc.enable()

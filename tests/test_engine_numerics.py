@@ -1,0 +1,161 @@
+"""No silent answers from the engine (issue 34): PyTorch's numbers at signed zeros and nan,
+``backward()`` safe in threads, and ``.data`` of a traced Value reported as ``float()`` is."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import math
+import sys
+import threading
+import warnings
+
+import pytest
+
+from micrograd import Value, func
+from micrograd.func.transforms import TracedValueReadWarning
+
+
+def sign(x: float) -> float:
+    return math.copysign(1.0, x)
+
+
+def same(a: float, b: float) -> bool:
+    """Equal bit for bit, as far as floats go: nan is nan, and 0.0 is not -0.0."""
+    return (math.isnan(a) and math.isnan(b)) or (a == b and sign(a) == sign(b))
+
+
+# ---- the sign of an accumulated zero ---------------------------------------------------------
+
+
+def test_an_accumulated_zero_is_positive_as_in_pytorch() -> None:
+    x = Value(1.0)
+    for c in (-0.0, 0.0, -0.0):
+        (x * c).backward()
+    assert x.grad == 0.0 and sign(x.grad) == 1.0  # torch: 0.0 (it was -0.0)
+
+
+def test_the_first_gradient_keeps_its_sign_and_a_reset_grad_is_fresh() -> None:
+    x = Value(1.0)
+    (x * -0.0).backward()
+    assert sign(x.grad) == -1.0  # torch's grad is None, then set to -0.0
+    x.grad = 0.0  # zero_grad: no gradient yet, as torch's zero_grad(set_to_none=True)
+    (x * -0.0).backward()
+    assert sign(x.grad) == -1.0
+
+
+def test_sequences_of_signed_zero_gradients_accumulate_as_in_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    steps = (-0.0, 0.0, 1.0, -1.0)
+    for n in range(1, 5):
+        for seq in itertools.product(steps, repeat=n):
+            x = Value(2.0)
+            t = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+            for c in seq:
+                (x * c).backward()
+                (t * c).backward()
+                assert same(x.grad, t.grad.item()), (seq, x.grad, t.grad.item())
+
+
+def test_a_node_used_twice_sums_signed_zeros_as_in_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for a, b in itertools.product((-0.0, 0.0), repeat=2):
+        x = Value(1.0)
+        (x * a + x * b).backward()
+        t = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+        (t * a + t * b).backward()
+        assert same(x.grad, t.grad.item()), (a, b)
+
+
+# ---- nan: elu, clamp -------------------------------------------------------------------------
+
+
+def test_elu_at_nan_has_pytorchs_gradient() -> None:
+    torch = pytest.importorskip("torch")
+    for alpha in (1.0, 0.5):
+        x = Value(math.nan)
+        y = x.elu(alpha)
+        y.backward()
+        t = torch.tensor(math.nan, dtype=torch.float64, requires_grad=True)
+        torch.nn.functional.elu(t, alpha).backward()
+        assert math.isnan(y.data)
+        assert same(x.grad, t.grad.item()) and x.grad == 1.0
+
+
+@pytest.mark.parametrize(
+    "x, low, high",
+    [
+        (1.0, math.nan, None),
+        (1.0, None, math.nan),
+        (-3.0, math.nan, 2.0),
+        (0.5, 0.0, math.nan),
+        (math.nan, 0.0, 1.0),
+    ],
+)
+def test_clamp_with_a_nan_follows_torch_clamp(x: float, low: float | None, high: float | None) -> None:
+    torch = pytest.importorskip("torch")
+    v = Value(x)
+    out = v.clamp(min=low, max=high)
+    out.backward()
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    t_out = torch.clamp(t, min=low, max=high)
+    t_out.backward()
+    assert same(out.data, t_out.item())
+    assert same(v.grad, t.grad.item())
+
+
+# ---- threads ---------------------------------------------------------------------------------
+
+
+def test_backward_in_many_threads_never_leaves_the_collector_off() -> None:
+    assert gc.isenabled()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    failures: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(30):
+                x = Value(0.5)
+                y = x
+                for _ in range(50):
+                    y = (y * x + 0.25).tanh()
+                y.backward()
+        except BaseException as exc:  # (reported below)
+            failures.append(exc)
+
+    try:
+        for _ in range(10):
+            threads = [threading.Thread(target=work) for _ in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert gc.isenabled()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not failures
+
+
+# ---- .data of a traced Value -----------------------------------------------------------------
+
+
+def test_reading_data_of_a_traced_value_warns_as_float_does() -> None:
+    with pytest.warns(TracedValueReadWarning, match=r"x\.data"):
+        assert func.grad(lambda x: x.data * x)(3.0) == 3.0  # the constant's gradient: the warning says why
+    with pytest.warns(TracedValueReadWarning, match=r"x\.data"):
+        func.jvp(lambda x: x.data * x, (3.0,), (1.0,))
+    with pytest.warns(TracedValueReadWarning) as caught:
+        func.grad(lambda x: x.data * x)(3.0)
+    assert caught[0].filename == __file__  # at the line of the function that read it
+
+
+def test_the_engine_and_ordinary_values_read_data_silently() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert func.grad(lambda x: (x * x).tanh())(0.0) == 0.0
+        assert func.grad(lambda x: x * x * x)(2.0) == 12.0
+        assert func.grad(func.grad(lambda x: x * x * x))(2.0) == 12.0
+        v = Value(2.0)
+        assert v.data == 2.0  # outside a transform: the plain slot
+    assert type(Value(1.0)).__dict__["data"].__class__.__name__ == "member_descriptor"
