@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Union
 from ._core import grad_mode, hooks
 from ._core.bookkeeping import add_into_grad, pause_collector
 from ._core.coerce import checked_gradients, forward_result, to_float
-from ._core.context import FORWARD_CTX, Context, NodeContext, args_of, values_context
+from ._core.context import FORWARD_CTX, BuiltinNodeContext, Context, NodeContext, args_of, values_context
 from ._core.grad_mode import watched_threads
 from ._core.nodes import (
     CONSTANT,
@@ -223,7 +223,7 @@ def backpropagate(
     ``detect_anomaly``) and hooks take the watched path, below the reading path."""
     if create_graph or observe is not None or hooks.REGISTERED[0] or grad_mode.anomaly_threads:
         return backpropagate_watched(seeds, create_graph, into_grad, observe)
-    ctx = NodeContext.__new__(NodeContext)  # what the built-in rules read: the node at hand's numbers
+    ctx = BuiltinNodeContext.__new__(BuiltinNodeContext)  # what the built-in rules read: the node's numbers
     pause_collector(True)  # (the graph has no cycles: Python's collector would only slow the loop)
     try:
         grads = topological_order(seeds)  # every node behind the outputs, each after its operands
@@ -594,7 +594,7 @@ def watched_step(
         run_closure(node, g, grads, create_graph)  # the lecture's way: it writes the operands' .grad
         return (None,) * len(node._prev)  # (it has added into grads itself)
     builtin_on_floats = fn.builtin and not create_graph
-    received = fn.backward(NodeContext(node), g) if builtin_on_floats else vjp(node, g, create_graph)
+    received = fn.backward(BuiltinNodeContext(node), g) if builtin_on_floats else vjp(node, g, create_graph)
     if observe is not None:
         observe(node, g, received, grads)
     return received

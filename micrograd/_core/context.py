@@ -108,10 +108,18 @@ class NodeContext(Context):
         extra = self.node._extra
         return extra.ctx if extra is not None and isinstance(extra.ctx, Context) else None
 
+
+class BuiltinNodeContext(NodeContext):
+    """The NodeContext of the engine's own rules in ``backward()``'s loop: it also gives what a
+    kept Context holds besides (``ctx.slope``).  A user's op gets a plain NodeContext, so that a
+    typo in its rule (``ctx.outptu``) raises at the user's own line."""
+
+    __slots__ = ()
+
     def __getattr__(self, name: str) -> Any:  # what forward set on its ctx (ctx.slope = slope)
         kept = self.kept()
         if kept is None:
-            raise AttributeError(name)
+            raise AttributeError(f"ctx has no attribute {name!r}")
         return getattr(kept, name)
 
 

@@ -12,16 +12,13 @@ one of them is told which one is not written yet, instead of failing with a ``Ty
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 
-# operator -> (symbol, method, reflected method: the one Python calls for ``2.0 + a``)
-BINARY: dict[type[ast.operator], tuple[str, str, str]] = {
-    ast.Add: ("+", "__add__", "__radd__"),
-    ast.Sub: ("-", "__sub__", "__rsub__"),
-    ast.Mult: ("*", "__mul__", "__rmul__"),
-    ast.Div: ("/", "__truediv__", "__rtruediv__"),
-    ast.Pow: ("**", "__pow__", "__rpow__"),
+from . import formulas
+
+# symbol -> (symbol, method, reflected method: the one Python calls for ``2.0 + a``)
+BINARY: dict[str, tuple[str, str, str]] = {
+    symbol: (symbol, plain, reflected) for symbol, (_, plain, reflected) in formulas.BINARY.items()
 }
 UNARY_METHODS = ("exp", "tanh", "relu", "log")  # called as functions in the lines: tanh(n)
 
@@ -70,19 +67,7 @@ class Expr:
 
 def needs(line: str) -> list[str]:
     """The methods of Value a line calls, outermost first, each once."""
-    found: list[str] = []
-    for node in ast.walk(ast.parse(line.split("=", 1)[-1].strip(), mode="eval")):
-        method = None
-        if isinstance(node, ast.BinOp):
-            _, plain, reflected = BINARY[type(node.op)]
-            method = reflected if isinstance(node.left, ast.Constant) else plain
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            method = None if isinstance(node.operand, ast.Constant) else "__neg__"
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            method = node.func.id
-        if method is not None and method not in found:
-            found.append(method)
-    return found
+    return formulas.methods(formulas.parse(line.split("=", 1)[-1]))
 
 
 def needs_all(expr: Expr) -> list[str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..engine import Value
+from . import formulas
 from .engine_cases import BINARY, Expr, needs_all
 from .running import Raised, is_arithmetic, raised_at
 
@@ -152,7 +153,8 @@ def build(cls: type, expr: Expr) -> dict[str, Any]:
     nodes: dict[str, Any] = {name: cls(value) for name, value in expr.leaves.items()}
     for name, formula in expr.formulas.items():
         scope = dict(nodes)
-        nodes[name] = learner(lambda f=formula, s=scope: eval(f, {"__builtins__": {}, **FUNCTIONS}, s), cls)  # type: ignore[misc]
+        tree = formulas.parse(formula)
+        nodes[name] = learner(lambda t=tree, s=scope: formulas.evaluate(t, s, FUNCTIONS), cls)  # type: ignore[misc]
         if not is_value(nodes[name]):
             break
     return nodes

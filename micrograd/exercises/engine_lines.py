@@ -4,11 +4,11 @@ and microgpt.  Each returns its ``CheckLine`` or raises ``NotWrittenYetError`` (
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 from ..engine import Value
 from . import engine_models as models
+from . import formulas
 from .engine_cases import ACCUMULATION, OP_CASES, RULES, TOPOLOGICAL, ZEROING, Expr, needs
 from .engine_eval import Mismatch, NotWrittenYetError, close, compare, has, learner, number
 from .result import FORWARD_RIGHT, CheckLine
@@ -161,7 +161,7 @@ def zeroing_line(cls: type, status: dict[str, str]) -> CheckLine:
 
 
 def names_in(formula: str) -> list[str]:
-    return [n.id for n in ast.walk(ast.parse(formula, mode="eval")) if isinstance(n, ast.Name)]
+    return formulas.names(formulas.parse(formula))
 
 
 def users_hint(expr: Expr, node: str) -> str:

@@ -77,9 +77,8 @@ class Failed:
 # before the fork): a message per call through the pipe would cost more than the check itself,
 # and the parent reads this only when it wakes.  seq is odd while a call runs; since is the
 # monotonic time (one clock for both processes) of the last start or end.
-_HEAD = struct.Struct("<qdqqq")  # seq, since, what (0 forward, 1 backward), len(pt), len(ps)
+_HEAD = struct.Struct("<qdqqq")  # seq, since, what (an index into the names sent), len(pt), len(ps)
 _MOST = 32  # numbers of a point kept for the message (a point of more inputs is cut there)
-_WHATS = ("forward", "backward")
 
 
 class Heartbeat:
@@ -92,14 +91,18 @@ class Heartbeat:
         self.lines: list[CheckLine] = []
         self.sent = 0  # how many lines the parent has
         self.seq = 0
+        self.whats: list[str] = []  # the names of what runs ("forward", "backward: seed"), as sent
 
     def started(self, what: str, pt: Point, ps: tuple[float, ...]) -> None:
         if len(self.lines) != self.sent:
             self.sent = len(self.lines)
             self.conn.send(("lines", list(self.lines)))
+        if what not in self.whats:  # a new name goes through the pipe once; then its index
+            self.whats.append(what)
+            self.conn.send(("what", what))
         pt, ps = pt[:_MOST], ps[: _MOST - min(len(pt), _MOST)]
         struct.pack_into(f"<{len(pt) + len(ps)}d", self.shared, _HEAD.size, *pt, *ps)
-        self._mark(_WHATS.index(what) if what in _WHATS else 0, len(pt), len(ps))
+        self._mark(self.whats.index(what), len(pt), len(ps))
 
     def ended(self) -> None:
         self._mark(0, 0, 0)
@@ -109,13 +112,15 @@ class Heartbeat:
         _HEAD.pack_into(self.shared, 0, self.seq, time.monotonic(), what, n_pt, n_ps)
 
 
-def _read(shared: mmap.mmap) -> tuple[bool, float, tuple[str, Point, tuple[float, ...]]]:
-    """What the child runs: whether in a call, since when, and which call at which point."""
+def _read(shared: mmap.mmap, whats: list[str]) -> tuple[bool, float, tuple[str, Point, tuple[float, ...]]]:
+    """What the child runs: whether in a call, since when, and which call (by its name, from
+    ``whats``, the names the child sent) at which point."""
     while True:  # read again if the child wrote in between (a torn read)
         seq, since, what, n_pt, n_ps = _HEAD.unpack_from(shared, 0)
         numbers = struct.unpack_from(f"<{n_pt + n_ps}d", shared, _HEAD.size)
         if _HEAD.unpack_from(shared, 0)[0] == seq:
-            return seq % 2 == 1, since, (_WHATS[what], numbers[:n_pt], numbers[n_pt:])
+            name = whats[what] if what < len(whats) else "a call"  # (its name's message not read yet)
+            return seq % 2 == 1, since, (name, numbers[:n_pt], numbers[n_pt:])
 
 
 def run(job: Callable[[Heartbeat], Any], seconds: float) -> Any:
@@ -165,6 +170,7 @@ def _wait(conn: Connection, shared: mmap.mmap, hard: float) -> Any:
     """Read the child's messages until its answer; between them, look at what it runs, and stop
     it when a call (or our own code between two calls) runs past its deadline."""
     lines: list[CheckLine] = []
+    whats: list[str] = []
     while True:
         if conn.poll(POLL):
             try:
@@ -177,8 +183,11 @@ def _wait(conn: Connection, shared: mmap.mmap, hard: float) -> Any:
             if kind == "lines":
                 lines = payload
                 continue
+            if kind == "what":
+                whats.append(payload)
+                continue
             return payload if kind == "done" else Failed(payload)
-        in_call, since, (what, pt, ps) = _read(shared)
+        in_call, since, (what, pt, ps) = _read(shared, whats)
         running = time.monotonic() - since
         if in_call and running > hard:
             return Stopped(what, pt, ps, lines)
