@@ -10,6 +10,7 @@ const SAMPLE_EVERY = 25;    // steps between two redraws of the samples
 const SAMPLES = 8;
 const NUMPY_WAIT = 30000;   // ms: past this, numpy has not loaded "in time" and the tab trains eagerly
 let playing = false, timer = null, temperature = 0.5, sampledAt = -1;
+let watched = null;  // the last name whose attention was asked for: redrawn with the samples
 let rate = { steps: 0, ms: 0 };
 
 const here = (name) => new URL(name, import.meta.url).href;
@@ -52,7 +53,7 @@ session = gpt_runner.GPTSession.from_file("/home/pyodide/names.txt", compiled=${
     case "pause": playing = false; post(api, []); return;
     case "temperature": temperature = Number(msg.value); sampledAt = -1; post(api, []); return;
     case "add": postMessage({ type: "added", ...call(api, "add", msg.name) }); post(api, []); return;
-    case "attention": postMessage({ type: "attention", ...call(api, "attention", msg.name) }); return;
+    case "attention": attention(api, msg.name); return;
     case "explore": explore(api); return;
     case "tick": if (playing) { tick(api); schedule(); } return;
   }
@@ -65,6 +66,12 @@ function call(api, method, ...args) {
   const text = api.json.dumps(result);
   result.destroy(); fn.destroy();
   return JSON.parse(text);
+}
+
+function attention(api, name) {
+  const result = call(api, "attention", name);
+  if (result.ok) watched = result.name;
+  postMessage({ type: "attention", ...result });
 }
 
 function tick(api) {
@@ -98,6 +105,7 @@ function post(api, losses) {
     sampledAt = steps;
   }
   postMessage(state);
+  if (state.samples && watched !== null) attention(api, watched);  // as the model now sees it
 }
 
 // The next slice goes through the message queue, so pause and the page's requests come in between.

@@ -200,8 +200,10 @@ function drawAttention(msg) {
   const c = $("gpt-attention"), ctx = c.getContext("2d");
   if (!msg.ok) { ctx.clearRect(0, 0, c.width, c.height); return; }  // no pattern left beside a refusal
   const n = msg.labels.length, heads = msg.heads.length;
-  const label = 30, gap = 14, cell = Math.max(6, Math.min(22, Math.floor((c.width - label - gap * heads) / (heads * n))));
-  c.height = label + 16 + n * cell + 4;
+  const label = 30, gap = 14, room = 560;
+  const cell = Math.max(6, Math.min(22, Math.floor((room - label - gap * heads) / (heads * n))));
+  c.width = label + heads * (n * cell + gap);  // the canvas fits the squares: no empty frame around them
+  c.height = 16 + n * cell + 18;
   ctx.clearRect(0, 0, c.width, c.height);
   ctx.font = "11px system-ui, sans-serif"; ctx.textBaseline = "middle";
   msg.heads.forEach((grid, h) => {
