@@ -73,6 +73,8 @@ function showTab(name, push) {
     history.replaceState(null, "", url);
   }
   if (gpt && worker === null) start();  // its Python starts only once the tab is opened
+  // Left for the other tab: training stops, not to take the processor from the engine's own training.
+  if (!gpt && worker !== null) worker.postMessage({ type: "pause" });
 }
 
 function start() {
@@ -119,7 +121,8 @@ function ready(msg) {
   $("gpt-mode").title = msg.numpy;
   status(`Python ready in ${(state.readyMs / 1000).toFixed(1)} s · ${msg.mode} (${msg.numpy})`);
   for (const id of ["gpt-play", "gpt-explore", "gpt-add-button", "gpt-attn-button"]) $(id).disabled = false;
-  worker.postMessage({ type: "play" });  // the tab is opened to watch it learn: it starts at once
+  // The tab is opened to watch it learn: it starts at once, unless the visitor has left the tab meanwhile.
+  if (!$("gpt-section").hidden) worker.postMessage({ type: "play" });
   worker.postMessage({ type: "attention", name: $("gpt-attn").value });
 }
 
