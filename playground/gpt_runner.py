@@ -88,7 +88,8 @@ class GPTSession:
     0.99) on ``names``, shuffled with ``seed``; one name a step, in order, round and round.
 
     ``compiled``: each step replayed by ``model.compile_loss()`` (needs numpy), else the eager
-    graph built and walked; the same losses and gradients either way."""
+    graph built and walked; the same model and losses either way (the eager graph picks each
+    embedding row by its int id, so the two part in the last bits after a few steps)."""
 
     def __init__(self, names: list[str], seed: int = 42, compiled: bool = False) -> None:
         self.names = [check_name(n) for n in names]

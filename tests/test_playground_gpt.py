@@ -113,6 +113,14 @@ def test_training_lowers_the_loss_and_samples_follow_the_temperature() -> None:
             session.samples(8, bad)
 
 
+def test_the_compiled_replay_trains_as_the_eager_graph() -> None:
+    pytest.importorskip("numpy")
+    eager, compiled = (runner.GPTSession(NAMES, seed=3, compiled=c) for c in (False, True))
+    assert (eager.mode, compiled.mode) == ("eager", "compiled")
+    for _ in range(10):
+        assert compiled.step() == pytest.approx(eager.step(), rel=1e-9)
+
+
 def test_explore_step_is_a_training_step_shown_in_boxes() -> None:
     session = runner.GPTSession(["al", "jo"], seed=0)
     shown = session.explore_step()
