@@ -9,7 +9,11 @@ playground's browser tests.  It needs npm and nothing from the network at run ti
 2. This project's wheel (micrograd-next, pure Python), built with ``pip wheel`` from a copy of
    the sources (no ``build/`` left in the tree), into OUT beside the page.
 3. The page (``index.html``, with the wheel's file name and Pyodide's version filled in), its
-   stylesheet and scripts, and ``runner.py``, from ``playground/``.
+   stylesheets and scripts, ``runner.py`` and the GPT tab's ``gpt_runner.py``, from ``playground/``.
+4. ``names.txt``, the GPT tab's training set: ``nn.datasets.load_names()`` (the census files of
+   the PyPI package ``names``, installed here) one a line, written at build time, so the page never
+   downloads it.  Pyodide's numpy goes into ``OUT/pyodide/`` too when the installed runtime has its
+   wheel (the npm package has none: the tab then trains with the eager engine).
 
 Every URL the page uses is relative, so OUT works from any static server and after a move.
 """
@@ -37,7 +41,14 @@ PAGE_FILES = (
     "runner.mjs",
     "trainer.mjs",
     "runner.py",
+    "gpt.css",
+    "gpt.mjs",
+    "gpt-worker.mjs",
+    "gpt_runner.py",
 )
+NAMES = "names.txt"
+#: Pyodide packages the GPT tab uses when the runtime folder has them (``compile_loss`` needs numpy).
+OPTIONAL_PACKAGES = ("numpy",)
 WHEEL_SOURCES = ("micrograd", "nn", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
 
 
@@ -83,6 +94,30 @@ def build_wheel(out: Path) -> Path:
         return Path(shutil.copy2(wheel, out / wheel.name))
 
 
+def write_names(out: Path) -> Path:
+    """The names the GPT tab trains on, one a line, from the installed package ``names``."""
+    sys.path.insert(0, str(ROOT))  # this checkout's nn, not an installed one
+    try:
+        from nn.datasets import load_names
+    finally:
+        sys.path.remove(str(ROOT))
+    path = out / NAMES
+    path.write_text("\n".join(load_names()) + "\n", encoding="ascii")
+    return path
+
+
+def copy_optional_packages(out: Path) -> list[str]:
+    """The wheels of OPTIONAL_PACKAGES that the installed runtime has, copied beside it."""
+    lock = json.loads((MODULES / "pyodide-lock.json").read_text())
+    copied = []
+    for name in OPTIONAL_PACKAGES:
+        wheel = MODULES / str(lock["packages"].get(name, {}).get("file_name", ""))
+        if wheel.is_file():
+            shutil.copy2(wheel, out / "pyodide" / wheel.name)
+            copied.append(wheel.name)
+    return copied
+
+
 def build(out: Path) -> Path:
     """The playground in ``out`` (made or emptied first); returns the page's path."""
     version = pinned_version()
@@ -92,7 +127,9 @@ def build(out: Path) -> Path:
     (out / "pyodide").mkdir(parents=True)
     for name in RUNTIME:
         shutil.copy2(MODULES / name, out / "pyodide" / name)
+    copy_optional_packages(out)
     wheel = build_wheel(out)
+    write_names(out)
     for name in PAGE_FILES:
         shutil.copy2(SOURCE / name, out / name)
     page = (SOURCE / "index.html").read_text(encoding="utf-8")
