@@ -36,6 +36,10 @@ PAGE_FILES = (
     "boot.mjs",
     "runner.mjs",
     "trainer.mjs",
+    "trainer.py",
+    "training.js",
+    "training-link.js",
+    "training-draw.js",
     "runner.py",
 )
 WHEEL_SOURCES = ("micrograd", "nn", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
