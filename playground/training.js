@@ -36,12 +36,13 @@ export function startTrainer() {
 
 function send(msg) { if (trainer !== null) trainer.postMessage(msg); }
 
-function linkRefused(why) {
+// ``kept``: the link came to the open page, whose training goes on; else the page opened with it.
+function linkRefused(why, kept = false) {
   const box = $("train-link-broken");
   box.replaceChildren();
   const strong = document.createElement("strong");
   strong.textContent = "This link's training set-up could not be read";
-  box.append(strong, ` (${why}): the default set-up is shown instead.`);
+  box.append(strong, ` (${why}): ${kept ? "the training goes on as it was" : "the default set-up is shown instead"}.`);
   box.hidden = false;
   shown.refused = why;
 }
@@ -55,7 +56,7 @@ function onTrainer(msg) {
   } else if (msg.type === "failed") {
     $("trainer-status").textContent = "error"; console.error(msg.error);
   } else if (msg.type === "refused") {
-    if (msg.link) linkRefused(msg.error);
+    if (msg.link) linkRefused(msg.error, true);
     else $("trainer-status").textContent = "refused: " + msg.error;
   } else if (msg.type === "explored") {
     showExplored(msg);
@@ -275,6 +276,6 @@ for (const select of $("train-section").querySelectorAll("select[data-setting]")
 window.addEventListener("hashchange", () => {
   if (!location.hash.startsWith(TRAIN_PREFIX)) return;
   const link = stateFromHash(location.hash);
-  if (link.error) linkRefused(link.error);
+  if (link.error) linkRefused(link.error, true);
   else { $("train-link-broken").hidden = true; send({ type: "load", state: link.state }); }
 });

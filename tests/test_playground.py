@@ -730,6 +730,24 @@ def test_a_bad_set_up_link_says_what_is_wrong_and_injects_nothing(page: Any, ser
     network(page)
 
 
+def test_a_set_up_link_opened_on_the_page_loads_it_paused(page: Any, server: Server) -> None:
+    """A set-up link whose fragment arrives on the open page (a link clicked in it): that set-up."""
+    last = training(page, server)
+    state = {**last["state"], "dataset": "circles", "hidden": [3], "points": last["state"]["points"][:50]}
+    page.execute_script("location.hash = arguments[0]", state_link(server, state)[1:])
+    wait(page, "window.mgTraining.last.state.dataset === 'circles'", 30)
+    last = page.execute_script("return window.mgTraining.last")
+    assert last["state"] == state and not last["playing"] and last["neurons"] == [2, 3, 1]
+    page.execute_script("location.hash = arguments[0]", state_link(server, {"lr": -1})[1:])
+    wait(page, "!document.getElementById('train-link-broken').hidden", 30)
+    said = text(page, "train-link-broken")
+    assert "lr must be a number from 1e-06 to 10.0, got -1" in said and said.endswith(
+        "the training goes on as it was."
+    )
+    assert page.execute_script("return window.mgTraining.last.state") == state  # the training as it was
+    network(page)
+
+
 def test_explore_this_step_opens_the_explorer_on_the_model_being_trained(page: Any, server: Server) -> None:
     training(page, server)
     click(page, "#step")
