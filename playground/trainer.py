@@ -112,6 +112,10 @@ def snapshot() -> str:
             "generation": live.generation,
             "curve": [[s, _finite(a), _finite(b)] for s, a, b in live.curve[since:]],
             "neurons": neurons,
+            # each neuron's weights, [layer][neuron][input]: the lines between the pictures
+            "weights": [
+                [_rounded([w.data for w in n.w]) for n in layer.neurons] for layer in live.model.layers
+            ],
             "n": GRID,
             "bounds": BOUNDS,
             "loss": [_finite(train), _finite(test)],

@@ -11,6 +11,7 @@ const COLOURS = ["#e8590c", "#1c7ed6"];
 const FEATURE_NAMES = { x: "x", y: "y", x2: "x²", y2: "y²", xy: "xy", sinx: "sin x", siny: "sin y" };
 const FEATURES = Object.keys(FEATURE_NAMES);
 const MAX_LAYERS = 6, MAX_NEURONS = 8;
+const SVG = "http://www.w3.org/2000/svg";
 
 // read by the browser tests
 const shown = { readyMs: null, snapshots: 0, generation: null, curve: [], last: null, explored: null,
@@ -129,6 +130,7 @@ function drawNetwork(msg) {
       drawHeatmap(c, k < 0 ? featureGrid(c.dataset.feature, msg) : msg.neurons[0][k], msg.n, k < 0);
     } else drawHeatmap(c, msg.neurons[layer][index], msg.n, false);
   }
+  drawWeights(net, msg);
 }
 
 // A feature not chosen is not computed by the worker: its picture is drawn here from its formula.
@@ -168,7 +170,7 @@ function buildNetwork(net, state) {
     const c = neuronCanvas(0, state.features.indexOf(name), `feature ${FEATURE_NAMES[name]}`);
     c.dataset.feature = name;
     c.classList.toggle("off", !box.checked);
-    row.append(box, c, el("span", "", FEATURE_NAMES[name]));
+    row.append(box, el("span", "name", FEATURE_NAMES[name]), c);
     inputs.append(row);
   }
   net.append(inputs);
@@ -180,7 +182,8 @@ function buildNetwork(net, state) {
     plus.disabled = size >= MAX_NEURONS; minus.disabled = size <= 1;
     plus.addEventListener("click", () => resize(k, +1));
     minus.addEventListener("click", () => resize(k, -1));
-    head.append(plus, minus, el("span", "", ` ${size} neuron${size === 1 ? "" : "s"}`));
+    head.append(plus, minus, el("span", "", ` ${size}`));  // narrow: the columns stay in view
+    head.title = `hidden layer ${k + 1}: ${size} neuron${size === 1 ? "" : "s"}`;
     col.append(head);
     for (let j = 0; j < size; j++) col.append(neuronCanvas(k + 1, j, `layers.${k}.neurons.${j}`));
     net.append(col);
@@ -188,6 +191,30 @@ function buildNetwork(net, state) {
   const out = el("div", "layer output");
   out.append(el("div", "layer-head", "output"), neuronCanvas(state.hidden.length + 1, 0, `layers.${state.hidden.length}.neurons.0`));
   net.append(out);
+  net.append(document.createElementNS(SVG, "svg"));
+}
+
+// A line from each input to each neuron, blue for a positive weight, orange for a negative one,
+// thicker for a larger one (the numbers come from the worker; only numbers go into attributes).
+function drawWeights(net, msg) {
+  const svg = net.querySelector("svg"), w = msg.weights, base = net.getBoundingClientRect();
+  svg.setAttribute("width", String(net.scrollWidth)); svg.setAttribute("height", String(net.scrollHeight));
+  svg.replaceChildren();
+  const columns = [msg.state.features.map((f) => net.querySelector(`canvas.neuron[data-feature="${f}"]`))];
+  for (let k = 1; k <= w.length; k++) columns.push([...net.querySelectorAll(`canvas.neuron[data-layer="${k}"]`)]);
+  w.forEach((layer, k) => layer.forEach((ws, j) => ws.forEach((v, i) => {
+    const a = columns[k][i], b = columns[k + 1][j];
+    if (!a || !b || v === null) return;
+    const ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
+    const line = document.createElementNS(SVG, "line");
+    line.setAttribute("x1", String(ra.right - base.left + net.scrollLeft));
+    line.setAttribute("y1", String(ra.top + ra.height / 2 - base.top + net.scrollTop));
+    line.setAttribute("x2", String(rb.left - base.left + net.scrollLeft));
+    line.setAttribute("y2", String(rb.top + rb.height / 2 - base.top + net.scrollTop));
+    line.setAttribute("stroke", v > 0 ? "#1c7ed6" : "#e8590c");
+    line.setAttribute("stroke-width", String(0.4 + Math.min(3, 1.5 * Math.abs(v))));
+    svg.append(line);
+  })));
 }
 
 function toggleFeature(name, on) {
