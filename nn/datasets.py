@@ -164,6 +164,65 @@ def make_spirals(
     return _finish(points, y, shuffle, sd, rng)
 
 
+def make_xor(
+    n_samples: int = 100,
+    noise: float | None = None,
+    seed: int | None = None,
+    margin: float = 0.1,
+    shuffle: bool = True,
+) -> tuple[Points, list[int]]:
+    """The exclusive or: points uniform in the square [-1, 1]^2, each coordinate at least
+    ``margin`` from 0 (so the classes are apart before the noise), class 1 where x and y have
+    the same sign (the first and third quadrants), class 0 elsewhere; then Gaussian noise.
+
+    >>> X, y = make_xor(200, seed=0)
+    >>> all((a * b > 0) == (label == 1) for (a, b), label in zip(X, y))
+    True
+    >>> min(min(abs(a), abs(b)) for a, b in X) >= 0.1
+    True
+    """
+    n_samples, sd = _check(n_samples, noise)
+    if isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not 0 <= margin < 1:
+        raise ValueError(f"margin must be in [0, 1), got {margin!r}")
+    rng = _rng(seed)
+
+    def coordinate() -> float:  # a magnitude in [margin, 1], either sign
+        return rng.choice((-1.0, 1.0)) * rng.uniform(float(margin), 1.0)
+
+    points = [[coordinate(), coordinate()] for _ in range(n_samples)]
+    y = [int(a * b > 0) for a, b in points]
+    return _finish(points, y, shuffle, sd, rng)
+
+
+def make_gaussian(
+    n_samples: int = 100,
+    noise: float | None = None,
+    seed: int | None = None,
+    center: float = 0.7,
+    spread: float = 0.25,
+    shuffle: bool = True,
+) -> tuple[Points, list[int]]:
+    """Two round Gaussian blobs of standard deviation ``spread``: class 0 around
+    (-center, -center), class 1 around (center, center), half the samples each (class 1
+    takes an odd one); then Gaussian noise of standard deviation ``noise``, which widens them.
+
+    >>> X, y = make_gaussian(1000, seed=0)
+    >>> ones = [p for p, label in zip(X, y) if label == 1]
+    >>> len(ones), round(sum(a for a, _ in ones) / len(ones), 1)
+    (500, 0.7)
+    """
+    n_samples, sd = _check(n_samples, noise)
+    for name, v in (("center", center), ("spread", spread)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 <= float(v) < math.inf:
+            raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+    rng = _rng(seed)
+    n_out = n_samples // 2
+    y = [0] * n_out + [1] * (n_samples - n_out)
+    c = float(center)
+    points = [[rng.gauss(c if k else -c, float(spread)), rng.gauss(c if k else -c, float(spread))] for k in y]
+    return _finish(points, y, shuffle, sd, rng)
+
+
 def train_test_split(
     X: Sequence[T],  # noqa: N803 - scikit-learn's name
     y: Sequence[int],

@@ -1,7 +1,8 @@
 // The playground page: an editor whose code runs in one worker's Pyodide (runner.mjs), its Value
-// shown in the explorer (a sandboxed iframe), and live training in another worker (trainer.mjs).
+// shown in the explorer (a sandboxed iframe); live training (training.js) in another worker.
 // Everything the user's code prints or names is shown as text (textContent), never as markup.
 "use strict";
+import { startTrainer } from "./training.js";  // the training tab: it starts once the editor has answered
 
 const DEFAULT_CODE = `from micrograd import Value
 
@@ -20,8 +21,7 @@ print("dL/da =", a.grad, " dL/db =", b.grad)
 
 const $ = (id) => document.getElementById(id);
 const wheel = document.body.dataset.wheel;
-const state = { runs: 0, readyMs: null, trainerReadyMs: null, training: null, gridVersion: 0, lossCount: 0,
-                sharedUnrun: false, boot: null, firstRunMs: null };
+const state = { runs: 0, readyMs: null, sharedUnrun: false, boot: null, firstRunMs: null };
 window.mgPlayground = state;  // read by the browser tests
 
 // ---- sharing: the code in the URL fragment, base64url of its UTF-8 --------------------------------
@@ -118,13 +118,13 @@ function onRunner(msg) {
     $("run").disabled = false;
     if (pending !== null) { const code = pending; pending = null; run(code); }
     // Nothing to run at open (a shared link waits for its click): the trainer may start now.
-    else if (trainer === null) startTrainer();
+    else startTrainer();
   } else if (msg.type === "result" && msg.id === runId) {
     show(msg.result, msg.ms);
     if (pending !== null) { const code = pending; pending = null; run(code); }  // asked for while running
     // The training worker starts once the editor's Python has answered: the two do not compete
     // for the processor while the page's first result is on its way.
-    if (trainer === null) startTrainer();
+    startTrainer();
   } else if (msg.type === "failed") {
     setStatus("Python failed", "error");
     showError(msg.error);
@@ -189,109 +189,6 @@ function show(result, ms) {
   document.body.dataset.runs = String(state.runs);
 }
 
-// ---- the training worker ---------------------------------------------------------------------
-
-let trainer = null, view = null, lossHistory = [];
-const field = $("field"), fctx = field.getContext("2d");
-const COLOURS = ["#e8590c", "#1c7ed6"];
-
-function startTrainer() {
-  trainer = new Worker("trainer.mjs", { type: "module" });
-  trainer.onmessage = (e) => onTrainer(e.data);
-  trainer.onerror = (e) => { $("trainer-status").textContent = "failed: " + (e.message || "see the console"); };
-  trainer.postMessage({ type: "init", wheel });
-}
-
-function onTrainer(msg) {
-  if (msg.type === "ready") {
-    state.trainerReadyMs = performance.now();
-    $("trainer-status").textContent = `ready in ${(state.trainerReadyMs / 1000).toFixed(1)} s`;
-    for (const id of ["play", "step", "reset", "new-data"]) $(id).disabled = false;
-    return;
-  }
-  if (msg.type === "failed") { $("trainer-status").textContent = "error"; console.error(msg.error); return; }
-  if (msg.type !== "state") return;
-  if (msg.reset) lossHistory = [];
-  lossHistory.push(...msg.losses);
-  view = msg;
-  state.training = { steps: msg.steps, points: msg.points.length, accuracy: msg.accuracy,
-                     stepsPerSecond: msg.stepsPerSecond, playing: msg.playing, lr: msg.lr,
-                     loss: lossHistory.length ? lossHistory[lossHistory.length - 1] : null, grid: msg.grid };
-  state.gridVersion += 1;
-  state.lossCount = lossHistory.length;
-  $("steps").textContent = String(msg.steps);
-  $("loss").textContent = lossHistory.length ? lossHistory[lossHistory.length - 1].toFixed(4) : "–";
-  $("accuracy").textContent = Number.isFinite(msg.accuracy) ? (100 * msg.accuracy).toFixed(0) + " %" : "–";
-  $("sps").textContent = msg.stepsPerSecond === null ? "–" : msg.stepsPerSecond.toFixed(1);
-  $("npoints").textContent = String(msg.points.length);
-  $("play").textContent = msg.playing ? "Pause" : "▶ Train";
-  $("play").classList.toggle("on", msg.playing);
-  drawField();
-  drawLosses();
-}
-
-function toPixel(x, y) {
-  const [x0, x1, y0, y1] = view.bounds;
-  return [(x - x0) / (x1 - x0) * field.width, (y1 - y) / (y1 - y0) * field.height];
-}
-
-function toData(px, py) {
-  const [x0, x1, y0, y1] = view.bounds;
-  return [x0 + px / field.width * (x1 - x0), y1 - py / field.height * (y1 - y0)];
-}
-
-const cells = document.createElement("canvas");  // the grid, one pixel a cell, scaled up smoothly
-
-function drawField() {
-  const { n, grid } = view;
-  cells.width = n; cells.height = n;
-  const cctx = cells.getContext("2d"), image = cctx.createImageData(n, n);
-  for (let k = 0; k < n * n; k++) {
-    const s = grid[k], a = 0.15 + 0.45 * Math.min(1, Math.abs(s));
-    const rgb = s > 0 ? [28, 126, 214] : [232, 89, 12];
-    for (let c = 0; c < 3; c++) image.data[4 * k + c] = Math.round(255 - a * (255 - rgb[c]));
-    image.data[4 * k + 3] = 255;
-  }
-  cctx.putImageData(image, 0, 0);
-  fctx.imageSmoothingEnabled = true;
-  fctx.imageSmoothingQuality = "high";
-  fctx.drawImage(cells, 0, 0, field.width, field.height);
-  view.points.forEach((p, k) => {
-    const [px, py] = toPixel(p[0], p[1]);
-    fctx.beginPath();
-    fctx.arc(px, py, 4.5, 0, 2 * Math.PI);
-    fctx.fillStyle = COLOURS[view.labels[k]];
-    fctx.fill();
-    fctx.lineWidth = 1.2; fctx.strokeStyle = "#fff"; fctx.stroke();
-  });
-}
-
-function drawLosses() {
-  const c = $("losses"), ctx = c.getContext("2d");
-  ctx.clearRect(0, 0, c.width, c.height);
-  ctx.fillStyle = "#495057"; ctx.font = "11px system-ui, sans-serif";
-  if (!lossHistory.length) { ctx.fillText("loss: press Train or Step", 10, 20); return; }
-  const top = Math.max(...lossHistory) * 1.05 || 1, pad = 24;
-  ctx.fillText(`loss (max ${top.toFixed(3)}), ${lossHistory.length} steps`, 8, 14);
-  ctx.strokeStyle = "#dee2e6"; ctx.beginPath(); ctx.moveTo(pad, c.height - pad); ctx.lineTo(c.width - 6, c.height - pad);
-  ctx.stroke();
-  ctx.strokeStyle = "#c92a2a"; ctx.lineWidth = 1.5; ctx.beginPath();
-  lossHistory.forEach((v, k) => {
-    const x = pad + (c.width - pad - 6) * (lossHistory.length === 1 ? 0.5 : k / (lossHistory.length - 1));
-    const y = c.height - pad - (c.height - pad - 20) * (v / top);
-    if (k === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
-  });
-  ctx.stroke();
-}
-
-field.addEventListener("click", (e) => {
-  if (!view) return;
-  const box = field.getBoundingClientRect();
-  const [x, y] = toData((e.clientX - box.left) * field.width / box.width, (e.clientY - box.top) * field.height / box.height);
-  if (e.shiftKey) trainer.postMessage({ type: "remove", x, y });
-  else trainer.postMessage({ type: "add", x, y, label: Number(document.querySelector("input[name=cls]:checked").value) });
-});
-
 // ---- wiring ----------------------------------------------------------------------------------
 
 $("run").addEventListener("click", () => run());
@@ -312,11 +209,6 @@ window.addEventListener("hashchange", () => {
   if (code === undefined) brokenLink();
   else if (code !== null && code !== $("editor").value) loadShared(code);
 });
-$("play").addEventListener("click", () => trainer.postMessage({ type: view && view.playing ? "pause" : "play" }));
-$("step").addEventListener("click", () => trainer.postMessage({ type: "step" }));
-$("reset").addEventListener("click", () => trainer.postMessage({ type: "reset" }));
-$("new-data").addEventListener("click", () => trainer.postMessage({ type: "new-data" }));
-$("lr").addEventListener("change", () => trainer.postMessage({ type: "lr", value: $("lr").value }));
 
 // The page's own example runs as soon as Python is ready; a shared link's code never runs on its own.
 // A link is anyone's code (it can call js.fetch, read the page's storage, ...): the visitor reads

@@ -5,6 +5,7 @@ Here on CPython; tests/test_playground.py runs the same code in Pyodide in Chrom
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import shutil
 import sys
@@ -15,7 +16,7 @@ import pytest
 
 from micrograd import Value, topological_order
 from nn import MLP, losses, optim
-from nn.live import LiveTraining
+from nn.live import BOUNDS, DATASETS, FEATURES, LiveTraining
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "playground" / "runner.py"
@@ -85,10 +86,15 @@ def test_output_is_capped() -> None:
     assert len(r["output"]) == 200_000 and r["error"] is None
 
 
+def _demo(**settings: object) -> LiveTraining:
+    """micrograd's demo loop: the moons, full batch, no test set, SGD with lr 0.1 (a smaller MLP)."""
+    return LiveTraining(n_samples=100, test_ratio=0.0, batch_size=0, hidden=[8, 8], **settings)  # type: ignore[arg-type]
+
+
 def test_live_training_is_micrograds_demo_step_by_step() -> None:
-    t = LiveTraining(seed=1337)
-    assert len(t.points) == 100 and sorted(set(t.labels)) == [0, 1]
-    model = MLP(2, [16, 16, 1], seed=1337)
+    t = _demo(seed=1337)
+    assert len(t.points) == 100 and sorted(set(t.labels)) == [0, 1] and t.split(True) == []
+    model = MLP(2, [8, 8, 1], seed=1337)
     opt = optim.SGD(model.parameters(), lr=0.1)
     for _ in range(3):
         loss = losses.hinge([model(p) for p in t.points], t.labels)
@@ -99,31 +105,150 @@ def test_live_training_is_micrograds_demo_step_by_step() -> None:
     assert t.steps == 3 and len(t.history) == 3
 
 
-def test_the_fused_graph_is_the_models_bit_for_bit_gradients_included() -> None:
-    fused, plain = LiveTraining(n_samples=40, seed=5), LiveTraining(n_samples=40, seed=5, fused=False)
-    for _ in range(3):
-        assert fused.step() == plain.step()
-        grads = [p.grad for p in fused.model.parameters()]
-        assert grads == [p.grad for p in plain.model.parameters()] and any(grads)
-    assert [p.data for p in fused.model.parameters()] == [p.data for p in plain.model.parameters()]
-    assert len(topological_order(fused.loss())) * 4 < len(topological_order(plain.loss()))
+def test_mini_batches_visit_every_training_point_each_epoch() -> None:
+    t = LiveTraining(n_samples=40, test_ratio=0.25, batch_size=10, seed=2)
+    train, test = t.split(False), t.split(True)
+    assert len(train) == 30 and len(test) == 10 and not set(train) & set(test)
+    epoch = [i for _ in range(3) for i in t.next_batch()]
+    assert sorted(epoch) == train and all(len(t.next_batch()) == 10 for _ in range(6))
+    t.update(batch_size=0)
+    assert t.next_batch() == train  # 0: the whole training set
 
 
-def test_the_grid_scores_are_the_models_outputs() -> None:
-    t = LiveTraining(n_samples=30, seed=3)
+@pytest.mark.parametrize("fused", [True, False])
+@pytest.mark.parametrize("activation", ["relu", "tanh", "sigmoid", "linear"])
+def test_every_neurons_float_output_is_the_engines_forward(activation: str, fused: bool) -> None:
+    """``outputs`` (the pictures' fast path) equals the engine's forward bit for bit, for every
+    activation and feature, every neuron: the model's own call, the fused graph and each layer."""
+    t = LiveTraining(
+        n_samples=30, seed=3, activation=activation, features=list(FEATURES), hidden=[5, 3], fused=fused
+    )
     for _ in range(5):
         t.step()
-    cells = [[x / 4, y / 4] for x in range(-6, 10) for y in range(-4, 7)]
-    assert t.scores(cells) == [t.model(c).data for c in cells]
+    cells = [[x / 4, y / 4] for x in range(-6, 7) for y in range(-5, 6)]
+    columns = t.outputs(cells)
+    assert [len(c) for c in columns] == [7, 5, 3, 1]
+    for k, (x, y) in enumerate(cells):
+        xs = [Value(v) for v in t.features_of(x, y)]
+        assert [col[k] for col in columns[0]] == [v.data for v in xs]
+        assert t.forward(xs).data == columns[-1][0][k] == t.model(xs).data
+        for depth, layer in enumerate(t.model.layers, start=1):
+            out = layer.forward(xs)
+            assert [v.data for v in out] == [col[k] for col in columns[depth]]
+            xs = out
+    assert t.features_of(0.5, 2.0) == [0.5, 2.0, 0.25, 4.0, 1.0, math.sin(0.5), math.sin(2.0)]
     g = t.grid(4, (0.0, 4.0, 0.0, 4.0))
-    assert g[0] == t.model([0.5, 3.5]).data and g[-1] == t.model([3.5, 0.5]).data
-    assert 0.0 <= t.accuracy() <= 1.0
+    assert g[0] == t.scores([[0.5, 3.5]])[0] and g[-1] == t.scores([[3.5, 0.5]])[0]
+
+
+def test_the_fused_graph_is_the_models_bit_for_bit_gradients_included() -> None:
+    for reg in ("none", "l1", "l2"):
+        settings = dict(n_samples=40, seed=5, regularization=reg, reg_rate=0.01, activation="tanh")
+        fused, plain = LiveTraining(**settings), LiveTraining(fused=False, **settings)  # type: ignore[arg-type]
+        for _ in range(3):
+            assert fused.step() == plain.step()
+            grads = [p.grad for p in fused.model.parameters()]
+            assert grads == [p.grad for p in plain.model.parameters()] and any(grads)
+        assert [p.data for p in fused.model.parameters()] == [p.data for p in plain.model.parameters()]
+    assert len(topological_order(fused.loss())) * 2 < len(topological_order(plain.loss()))
+
+
+def test_regularization_adds_the_weights_norm_times_its_rate() -> None:
+    t = LiveTraining(n_samples=20, seed=1, hidden=[3])
+    weights = [w for layer in t.model.layers for n in layer.neurons for w in n.w]
+    data = t.loss().data
+    t.update(regularization="l2", reg_rate=0.5)
+    assert t.loss().data == pytest.approx(data + 0.5 * sum(w.data**2 for w in weights))
+    t.update(regularization="l1")
+    assert t.loss().data == pytest.approx(data + 0.5 * sum(abs(w.data) for w in weights))
+    loss = t.loss()
+    t.optimizer.zero_grad()
+    loss.backward()
+    biases = [n.b for layer in t.model.layers for n in layer.neurons]
+    plain = LiveTraining(n_samples=20, seed=1, hidden=[3])
+    plain.loss().backward()
+    pb = [n.b for layer in plain.model.layers for n in layer.neurons]
+    assert [b.grad for b in biases] == [b.grad for b in pb]  # the biases are not regularized
+
+
+def test_controls_restart_what_they_change() -> None:
+    t = LiveTraining(n_samples=40, seed=0)
+    t.step()
+    points, generation = [list(p) for p in t.points], t.generation
+    assert t.update(lr=0.3, batch_size=5, regularization="l2", reg_rate=0.01) == "none"
+    assert t.steps == 1 and t.optimizer.lr == 0.3 and t.generation == generation
+    assert t.update(activation="tanh") == "model" and t.steps == 0 and t.generation == generation + 1
+    assert t.model.activations == ["tanh", "tanh", "linear"] and t.points == points
+    assert t.update(features=["x", "y", "x2"], hidden=[4]) == "model"
+    assert t.model.nin == 3 and t.model.nouts == [4, 1]
+    assert t.update(features=["xy", "x"]) == "model" and t.settings.features == ["x", "xy"]
+    assert t.update(hidden=[]) == "model" and t.model.nouts == [1]  # no hidden layer: a linear model
+    assert t.update(dataset="xor") == "data" and t.points != points
+    for name in DATASETS:
+        t.update(dataset=name, noise=0.2)
+        assert sorted(set(t.labels)) == [0, 1] and len(t.points) == 40
+        x0, x1, y0, y1 = BOUNDS
+        inside = sum(x0 < x < x1 and y0 < y < y1 for x, y in t.points)
+        assert inside >= 36, (name, inside)  # the view holds (nearly) every point
+    with pytest.raises(ValueError, match="activation must be one of relu, tanh, sigmoid, linear"):
+        t.update(activation="gelu")
+    with pytest.raises(ValueError, match="unknown settings: colour"):
+        t.update(colour="red")
+    assert t.settings.dataset == "spirals"  # a refused change changes nothing
+
+
+def test_the_state_round_trips_and_bad_states_say_what_is_wrong() -> None:
+    t = LiveTraining(n_samples=30, seed=4, dataset="gaussian", features=["x", "sinx"], hidden=[3, 2, 5])
+    t.add(0.123456, -1.0, 1)
+    t.remove_nearest(0.0, 0.0)
+    state = t.state()
+    again = LiveTraining.from_state(json.loads(json.dumps(state)))
+    assert again.state() == state and again.points == t.points and again.test == t.test
+    assert [p.data for p in again.model.parameters()] == [p.data for p in t.model.parameters()]
+    assert state["points"][-1] == [0.1235, -1.0, 1, 0]  # four decimals: what a link holds
+    bad = [
+        ({**state, "hidden": [9]}, "a hidden layer's size must be a whole number from 1 to 8, got 9"),
+        ({**state, "hidden": [1] * 7}, "hidden must be a list of at most 6"),
+        ({**state, "features": []}, "features must be a non-empty list"),
+        ({**state, "noise": "0.1"}, "noise must be a number from 0.0 to 1.0, got '0.1'"),
+        ({**state, "lr": float("nan")}, "lr must be a number"),
+        ({**state, "points": [[0, 0, 2, 0]]}, "point 0's label must be a whole number from 0 to 1, got 2"),
+        ({**state, "points": [[0, 0, 1]]}, r"point 0 must be \[x, y, label, test\]"),
+        ({**state, "points": "<script>"}, "points must be a list"),
+        ({**state, "dataset": "<b>x</b>"}, "dataset must be one of moons"),
+        ({**state, "extra": 1}, "unknown settings: extra"),
+    ]
+    for broken, message in bad:
+        with pytest.raises(ValueError, match=message):
+            LiveTraining.from_state(broken)
+    with pytest.raises(ValueError, match="a training state is a dict"):
+        LiveTraining.from_state([1, 2])  # type: ignore[arg-type]
+
+
+def test_explore_step_trains_one_step_of_this_model_with_its_parameters_named() -> None:
+    t = LiveTraining(n_samples=40, seed=6, batch_size=20, hidden=[3])
+    t.step()
+    before = [p.data for p in t.model.parameters()]
+    twin = LiveTraining(n_samples=40, seed=6, batch_size=20, hidden=[3])
+    twin.step()
+    html, title, size = t.explore_step()
+    assert title == "training step 2 on 10 points of the batch's 20, loss " + title.rsplit(" ", 1)[1]
+    assert t.steps == 2 and [p.data for p in t.model.parameters()] != before
+    assert html.startswith("<!DOCTYPE html>") and 100 < size < 2000
+    for name, p in t.model.named_parameters():
+        assert p.label == name and f'"{name}"' in html  # layers.0.neurons.1.w.0 ...
+    assert '"loss"' in html
+    t.update(dataset="moons")  # (the same) and one class only: nothing to explore
+    while 0 in t.labels:
+        t.remove_nearest(*t.points[t.labels.index(0)])
+    with pytest.raises(ValueError, match="needs points of both classes"):
+        t.explore_step()
 
 
 def test_points_are_added_and_removed_and_the_rate_changes() -> None:
     t = LiveTraining(n_samples=10, seed=0)
     t.add(5.0, 5.0, 1)
-    assert t.points[-1] == [5.0, 5.0] and t.labels[-1] == 1
+    assert t.points[-1] == [5.0, 5.0] and t.labels[-1] == 1 and t.test[-1] == 0
     assert t.remove_nearest(4.9, 5.2) == 10 and len(t.points) == 10
     with pytest.raises(ValueError):
         t.add(0.0, 0.0, 2)
@@ -136,6 +261,7 @@ def test_points_are_added_and_removed_and_the_rate_changes() -> None:
     assert t.remove_nearest(0.0, 0.0) is None and math.isnan(t.step()) and math.isnan(t.accuracy())
     t.add(0.0, 0.0, 0)
     assert math.isnan(t.step())  # one class only: nothing to separate
+    assert t.record()[0] == 0.0 and math.isnan(t.record()[2])  # no test points: no test loss
 
 
 def test_the_playgrounds_python_needs_no_numpy() -> None:
@@ -146,7 +272,9 @@ def test_the_playgrounds_python_needs_no_numpy() -> None:
         f"import sys; sys.path.insert(0, {str(RUNNER.parent)!r})\n"
         "from runner import run\nfrom nn.live import LiveTraining\n"
         "r = run('a = Value(2.0)\\nb = a * a')\nassert r['shown'] and not r['error'], r\n"
-        "t = LiveTraining(); t.step(); t.grid(10)\nprint('ok')"
+        "t = LiveTraining(); t.step(); t.grid(10)\n"
+        f"sys.path.insert(0, {str(RUNNER.parent)!r}); import trainer; trainer.snapshot(); trainer.explore()\n"
+        "print('ok')"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "ok", proc.stderr

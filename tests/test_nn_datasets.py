@@ -30,7 +30,14 @@ def test_moons_noise_has_the_requested_spread() -> None:
 
 
 def test_generators_are_deterministic_from_the_seed() -> None:
-    for make in (datasets.make_moons, datasets.make_circles, datasets.make_spirals):
+    generators = (
+        datasets.make_moons,
+        datasets.make_circles,
+        datasets.make_spirals,
+        datasets.make_xor,
+        datasets.make_gaussian,
+    )
+    for make in generators:
         assert make(60, noise=0.1, seed=4) == make(60, noise=0.1, seed=4)
         assert make(60, noise=0.1, seed=4) != make(60, noise=0.1, seed=5)
         X, y = make(60, noise=0.1, seed=4)
@@ -54,6 +61,30 @@ def test_spirals_classes_and_radii() -> None:
     assert (angles[1] - angles[0]) % (2 * math.pi) == pytest.approx(2 * math.pi / 3)
 
 
+def test_xor_quadrants_and_margin() -> None:
+    X, y = datasets.make_xor(400, seed=2, margin=0.2)
+    assert y.count(1) > 150 and y.count(0) > 150  # about half each
+    for (a, b), label in zip(X, y):
+        assert 0.2 <= abs(a) <= 1.0 and 0.2 <= abs(b) <= 1.0
+        assert label == (1 if a * b > 0 else 0)  # 1 in the first and third quadrants
+    noisy, y2 = datasets.make_xor(400, noise=0.3, seed=2, margin=0.2)
+    assert y2 == y and noisy != X  # the same draws, then the noise (labels from the clean points)
+
+
+def test_gaussian_blobs_centres_and_spread() -> None:
+    X, y = datasets.make_gaussian(4001, seed=1, center=0.5, spread=0.2, shuffle=False)
+    assert y.count(0) == 2000 and y.count(1) == 2001
+    for k, c in ((0, -0.5), (1, 0.5)):
+        blob = [p for p, label in zip(X, y) if label == k]
+        for axis in (0, 1):
+            mean = sum(p[axis] for p in blob) / len(blob)
+            sd = math.sqrt(sum((p[axis] - mean) ** 2 for p in blob) / len(blob))
+            assert mean == pytest.approx(c, abs=0.02) and sd == pytest.approx(0.2, abs=0.01)
+    wide, _ = datasets.make_gaussian(4001, noise=0.2, seed=1, center=0.5, spread=0.2, shuffle=False)
+    sd = math.sqrt(sum((p[0] - 0.5) ** 2 for p in wide[2000:]) / 2001)
+    assert sd == pytest.approx(math.hypot(0.2, 0.2), abs=0.015)  # independent spreads add in squares
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
@@ -62,6 +93,9 @@ def test_spirals_classes_and_radii() -> None:
         (lambda: datasets.make_circles(10, factor=1.0), r"factor must be in \[0, 1\)"),
         (lambda: datasets.make_spirals(10, n_classes=1), "n_classes must be an int >= 2"),
         (lambda: datasets.make_spirals(2, n_classes=3), "n_samples must be an int >= 3"),
+        (lambda: datasets.make_xor(10, margin=1.0), r"margin must be in \[0, 1\)"),
+        (lambda: datasets.make_gaussian(10, spread=-1), "spread must be a finite number >= 0"),
+        (lambda: datasets.make_gaussian(10, center=math.inf), "center must be a finite number >= 0"),
     ],
 )
 def test_bad_arguments(call: object, message: str) -> None:
