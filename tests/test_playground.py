@@ -250,6 +250,19 @@ def test_the_default_example_runs_with_no_click_and_is_explored(page: Any) -> No
             "(tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent))"
         )
         assert ["a", "2.0000", "6.0000"] in leaves and ["f", "-2.0000", "4.0000"] in leaves
+        # break-it mode is the explorer's own control, so the playground has it too
+        options = page.execute_script(
+            "return [...document.querySelectorAll('#mistake option')].map((o) => o.value)"
+        )
+        assert options == ["", "overwrite", "no-topo", "no-zero-grad", "tanh"]
+        page.execute_script(
+            "const s = document.getElementById('mistake'); s.value = 'no-zero-grad';"
+            "s.dispatchEvent(new Event('change'))"
+        )
+        wait(page, "document.querySelector('[data-mg=breakit-reason]') !== null", 10)
+        assert (
+            page.execute_script("return document.querySelectorAll('[data-mg=breakit-row]').length") == 7 + 3
+        )
     finally:
         page.switch_to.default_content()
     shot(page, "playground-explorer", scroll_to="explorer-heading")

@@ -25,8 +25,6 @@ not written yet; any other exception raises, the learner's own traceback and all
 from __future__ import annotations
 
 import math
-import os
-import sys
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -35,7 +33,7 @@ from . import engine_lines as lines_of
 from . import isolation
 from .engine_cases import LECTURE, OPS
 from .engine_eval import NotWrittenYetError, RaisedError, number
-from .result import CheckLine, EngineResult, jupyter_shell, show
+from .result import CheckLine, EngineResult, report
 from .time_limit import Interrupted, time_limit
 
 PARTS = [*OPS, "backward", "lecture", "MLP", "microgpt"]
@@ -235,13 +233,3 @@ class Grader:
         for line in made if isinstance(made, list) else [made]:
             self.lines.append(line)
             self.status[line.check] = line.status
-
-
-def report(result: EngineResult) -> None:
-    """Show the result: a table in Jupyter, coloured lines in a terminal (unless NO_COLOR)."""
-    shell = jupyter_shell()
-    if shell is not None:
-        show(result, shell)
-        return
-    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    print("\n".join([*(line.text(colour) for line in result.lines), result.verdict_line()]))

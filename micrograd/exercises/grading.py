@@ -46,8 +46,6 @@ coloured table.
 from __future__ import annotations
 
 import math as _pymath
-import os
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -58,7 +56,7 @@ from .compare import at_point
 from .first_order import check_backward, check_forward
 from .inputs import caller, count_inputs, domain_of, parse_params, points_of, resolve_like
 from .references import BINARY, UNARY
-from .result import CheckLine, CheckResult, jupyter_shell, show
+from .result import CheckLine, CheckResult, report
 from .running import Limited, NotWrittenError, Task, TimedOut
 from .second_order import check_second_order
 
@@ -217,13 +215,3 @@ def timeout_line(slow: TimedOut, is_function: bool, names: list[str]) -> CheckLi
         "an endless loop (a while loop whose condition never turns False)? "
         "or pass a larger timeout=... if it is only slow",
     )
-
-
-def report(result: CheckResult) -> None:
-    """Show the result: a table in Jupyter, coloured lines in a terminal (unless NO_COLOR)."""
-    shell = jupyter_shell()
-    if shell is not None:
-        show(result, shell)
-        return
-    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    print("\n".join([*(line.text(colour) for line in result.lines), result.verdict_line()]))

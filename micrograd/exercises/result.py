@@ -4,6 +4,7 @@ printed in a terminal and shown as a coloured table in Jupyter."""
 from __future__ import annotations
 
 import html
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -139,6 +140,16 @@ def jupyter_shell() -> Any:
     ipython = sys.modules.get("IPython")
     shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
     return shell if shell is not None and getattr(shell, "kernel", None) is not None else None
+
+
+def report(result: CheckResult) -> None:
+    """Show the result: a table in Jupyter, coloured lines in a terminal (unless NO_COLOR)."""
+    shell = jupyter_shell()
+    if shell is not None:
+        show(result, shell)
+        return
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    print("\n".join([*(line.text(colour) for line in result.lines), result.verdict_line()]))
 
 
 def show(result: CheckResult, shell: Any) -> None:
