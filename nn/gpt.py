@@ -27,6 +27,7 @@ from typing import Any, Literal, overload
 
 import micrograd
 from micrograd import Value, no_grad
+from micrograd.func.reverse import accumulate_rows, add_rows_into_grad
 from micrograd.ops import Pick
 from micrograd.scopes import scope
 
@@ -554,30 +555,18 @@ class BatchedLoss:
             losses[rows], grads[rows] = step.per_sample(ids)
         return losses, grads
 
-    def _accumulate(self, start: Any, docs: Sequence[Sequence[int]]) -> tuple[list[float], Any]:
-        """The losses, and ``start`` with each document's gradients added as ``backward()`` adds
-        them: ``grad + g if grad else g`` (0.0 counts as none yet), where the document reaches."""
-        import numpy as np
-
-        losses, grads = self.per_document(docs)
-        acc = start
-        for d, g in zip(docs, grads):
-            reached = self.reached[len(d)]
-            acc = np.where(reached, np.where(acc != 0.0, acc + g, g), acc)
-        return losses.tolist(), acc
-
     def __call__(self, docs: Sequence[Sequence[int]]) -> tuple[list[float], Any]:
         import numpy as np
 
-        return self._accumulate(np.zeros(len(self.params)), docs)
+        losses, grads = self.per_document(docs)
+        reached = [self.reached[len(d)] for d in docs]
+        n = len(self.params)
+        acc, _ = accumulate_rows(np.zeros(n), np.zeros(n, dtype=bool), grads, reached)
+        return losses.tolist(), acc
 
     def backward(self, docs: Sequence[Sequence[int]]) -> list[float]:
         """Add the documents' gradients into ``.grad``, as the eager loop does; their losses, in order."""
-        import numpy as np
-
-        params = self.params
-        start = np.array([p.grad for p in params], dtype=np.float64)
-        losses, acc = self._accumulate(start, docs)
-        for p, g in zip(params, acc.tolist()):
-            p.grad = g
-        return losses
+        losses, grads = self.per_document(docs)
+        add_rows_into_grad(self.params, grads, [self.reached[len(d)] for d in docs])
+        out: list[float] = losses.tolist()
+        return out

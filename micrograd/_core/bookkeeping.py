@@ -46,6 +46,37 @@ def add_into_grad(grads: dict[Any, Any]) -> None:
             node.grad = ZERO_SUM if old is ZERO_SUM or copysign(1.0, g) > 0 else g
 
 
+def accumulate_rows(start: Any, summed: Any, rows: Any, reached: Any) -> tuple[Any, Any]:
+    """``add_into_grad``'s rule on arrays, for many backward passes at once: ``start`` (the .grads)
+    and ``summed`` (which of them hold a sum), then each pass's gradients ``rows[k]``, added where
+    ``reached[k]`` holds, one pass after the other.  The .grads after, and which hold a sum."""
+    import numpy as np
+
+    acc, summed = np.asarray(start, dtype=np.float64), np.asarray(summed, dtype=bool)
+    for g, r in zip(rows, reached):
+        fresh = (acc == 0.0) & ~np.signbit(acc) & ~summed  # a plain 0.0: no gradient yet
+        acc = np.where(r, np.where(fresh, g, acc + g), acc)
+        summed = summed | r
+    return acc, summed
+
+
+def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> None:
+    """What ``backward()`` would leave in each node's ``.grad`` after passes whose gradients are
+    ``rows[k][i]`` (reaching ``nodes[i]`` where ``reached[k][i]``), in one go: a compiled step's
+    gradients added as the eager loop adds them, zeros' signs included.
+
+    >>> from micrograd import Value
+    >>> x = Value(1.0)
+    >>> add_rows_into_grad([x], [[-0.0], [0.0], [-0.0]], [[True], [True], [True]])
+    >>> x.grad, copysign(1.0, x.grad), x.grad is ZERO_SUM
+    (0.0, 1.0, True)
+    """
+    start = [n.grad for n in nodes]
+    acc, summed = accumulate_rows(start, [g is ZERO_SUM for g in start], rows, reached)
+    for node, value, s in zip(nodes, acc.tolist(), summed.tolist()):
+        node.grad = ZERO_SUM if s and value == 0.0 and copysign(1.0, value) > 0 else value
+
+
 def add_to_grad(node: Any, g: Any) -> Any:
     """``node.grad`` plus ``g`` for a ``.grad`` that is not a float: an int (micrograd 0.1.0's
     ``p.grad = 0``), None (no gradient yet), or a Value, refused with a clear error (unless 0)."""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import engine
+from .._core.bookkeeping import accumulate_rows, add_rows_into_grad
 from .._core.coerce import to_float
 from ..engine import Number, Value, backpropagate, leaf
 
@@ -111,3 +112,6 @@ def as_tuple(values: Values, what: str) -> tuple[Value, ...]:
         if not isinstance(v, Value):
             raise TypeError(f"{what}[{i}] must be a Value, got {type(v).__name__}: {v!r}")
     return items
+
+
+__all__ = ["accumulate_rows", "add_rows_into_grad", "as_tuple", "backward", "grad", "topological_order"]
