@@ -75,16 +75,17 @@ def dot_block_forward(ctx: Context, block: Any) -> Any:
     return total
 
 
-def dot_block_backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-    """``Dot.backward`` from ``dot_block_forward``'s saved rows: ``g``, then ``g * x_k`` for each
-    weight and ``g * w_k`` for each input, the products made in two calls into one array."""
+def dot_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:
+    """``Dot.backward`` from ``dot_block_forward``'s saved rows: ``g`` (start's gradient), and the
+    others' as rows of one array, ``g * x_k`` for each weight then ``g * w_k`` for each input,
+    made in two calls."""
     np = load_numpy()
     w, x = ctx.saved_tensors
     n = len(w)
     out = np.empty((2 * n, *np.broadcast_shapes(np.shape(g), w.shape[1:])))
     np.multiply(g, x, out=out[:n])
     np.multiply(g, w, out=out[n:])
-    return (g, *out)
+    return g, out
 
 
 def block_rules(fn: type[Function]) -> tuple[Rule, Rule] | None:

@@ -80,6 +80,7 @@ class Group:
         "positions",
         "rules",
         "rows",
+        "runs",
         "scratch",
         "shared",
         "signs",
@@ -114,6 +115,9 @@ class Group:
         self.flat: Any = None  # (per allocation) an ordered sum's rows as one flat view, or None
         self.g: Any = None  # (per allocation) the gradient rows of the outputs; None: none needed
         self.into: list[Target | None] = []  # (per allocation) ``edges`` bound to their arrays
+        # (per allocation, a block group) (view, first, stop): rows first:stop of its stacked
+        # gradients written as one block into that view (see run.py's _merge_block_writes)
+        self.runs: list[tuple[Any, int, int]] = []
         self.signs: Floats | None = None
         self.edges: list[Edge | None] = []
         self.ctx: Context | None = None
@@ -216,6 +220,8 @@ class Group:
                         target[key] = signs * g
 
             return run_sum
+        if self.block is not None:
+            return self.block_backward_step()
         call = self.call_backward
 
         def run_op() -> None:
@@ -224,6 +230,22 @@ class Group:
                     to.array[to.key] = -0.0 if dx is None else dx
 
         return run_op
+
+    def block_backward_step(self) -> Callable[[], None]:
+        """The backward of a block group: its rule gives the first operand's gradient and the
+        others' stacked as rows of one array, written block by block (``runs``), the rest one by one."""
+        g, runs, backward = self.g, self.runs, self.block[1]  # type: ignore[index]
+        singles = [(k, to) for k, to in enumerate(self.into) if to is not None]
+
+        def run_block() -> None:
+            first, rest = backward(self.ctx, g)
+            self.kept = (first, *rest)  # (the gathers that read at the source read them here)
+            for view, lo, hi in runs:
+                view[...] = rest[lo:hi].reshape(view.shape)
+            for k, to in singles:
+                to.array[to.key] = first if k == 0 else rest[k - 1]
+
+        return run_block
 
     def call_backward(self, g: Any) -> list[Any]:
         """The op's own backward on arrays: one gradient per operand (None for none)."""

@@ -118,6 +118,7 @@ class CompiledStep:
         for gather in gathers:
             self._bind_gather(gather, tail)
         self._read_at_source(gathers)
+        self._merge_block_writes()
         self._programs()
 
     def _bind_forward(self, tail: tuple[int, ...]) -> None:
@@ -216,6 +217,36 @@ class CompiledStep:
                     continue
                 gather.source = Source(grp, grp.positions[k], gather.slots - block.start)
                 grp.into[k] = None
+
+    def _merge_block_writes(self) -> None:
+        """A block group's gradients for consecutive operands that go to consecutive rows of one
+        array are written in one assignment (``Group.runs``), not one per operand: its backward
+        made them as consecutive rows of one array (on a one-name GPT step the Dot groups'
+        backward measured 0.24 -> 0.14 ms: 7 of them wrote 32 operands' gradients one by one)."""
+        arrays = (self._contrib, self._contrib1, self._gvals, self._gvals1, self._grads)
+        for _, grp in self._groups:
+            grp.runs = []
+            if grp.block is None or grp.g is None:
+                continue
+            runs: list[list[int]] = []
+            for k in range(1, len(grp.edges)):
+                edge, to = grp.edges[k], grp.into[k]
+                if edge is None or to is None or to.key is not ... or type(edge.rows) is not slice:
+                    continue
+                last = grp.edges[runs[-1][-1]] if runs and runs[-1][-1] == k - 1 else None
+                if last is not None and last.dest == edge.dest and last.rows.stop == edge.rows.start:
+                    runs[-1].append(k)
+                else:
+                    runs.append([k])
+            for run in runs:
+                if len(run) > 1:
+                    first, last = grp.edges[run[0]], grp.edges[run[-1]]
+                    assert first is not None and last is not None
+                    grp.runs.append(
+                        (arrays[first.dest][first.rows.start : last.rows.stop], run[0] - 1, run[-1])
+                    )
+                    for k in run:
+                        grp.into[k] = None
 
     def _put_params(self, vals: Floats, data: Floats) -> None:
         """The parameters' data into their slots: most in one block after the inputs, those
