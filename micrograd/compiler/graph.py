@@ -8,7 +8,9 @@ them, so that the replay adds a node's gradient contributions in that order.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain as _chain
 from itertools import count, repeat
 from typing import NamedTuple
 
@@ -105,7 +107,7 @@ def read_graph(trace: Trace) -> Graph:
     return graph
 
 
-_new_term = tuple.__new__
+_new_term, flatten = tuple.__new__, _chain.from_iterable
 
 
 def levels_and_needs(graph: Graph) -> None:
@@ -153,11 +155,7 @@ def rank_edges(graph: Graph) -> None:
 def fuse_sums(graph: Graph, sums: dict[Value, float]) -> None:
     """Left chains of +, - and micrograd.sum, each link the first operand of the next and used
     only there, as one ordered sum each (``graph.operands``): the eager floats, links gone."""
-    uses: dict[Value, int] = dict.fromkeys(graph.nodes, 0)
-    for v in graph.nodes:
-        if graph.computed_here(v):
-            for c in v._prev:
-                uses[c] += 1
+    uses = Counter(flatten(v._prev for v in graph.nodes if graph.computed_here(v)))
     terms = graph.operands
     for v in graph.nodes:
         if v not in sums:

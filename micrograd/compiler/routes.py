@@ -9,7 +9,9 @@ eager order.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from itertools import count
 from typing import Any
 
 from ..engine import Value
@@ -30,12 +32,13 @@ class Router:
 
     def __init__(self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool) -> None:
         self.graph, self.sharing, self.layout, self.batched = graph, sharing, layout, batched
-        self.incoming: dict[Value, list[int]] = {}
-        needs, add = graph.needs_grad.get, self.incoming.setdefault
+        incoming: defaultdict[Value, list[int]] = defaultdict(list)  # (no empty list made per edge)
+        needs = graph.needs_grad.get
         for v in graph.computed:
             for c, _, r in graph.operands[v]:
                 if needs(c, False):
-                    add(c, []).append(r)
+                    incoming[c].append(r)
+        self.incoming: dict[Value, list[int]] = dict(incoming)
         self.edge_slot: dict[int, int] = {}  # rank -> contribution slot
         self.n_contrib = 0
         self.prefixed: list[Value] = []
@@ -72,10 +75,9 @@ class Router:
 
     def gathered(self, ranks: Iterable[int], narrow: bool) -> Edge:
         """Contribution slots for the edges ``ranks``, in order (to be gathered)."""
-        start = self.n_contrib
-        for r in ranks:
-            self.edge_slot[r] = self.n_contrib
-            self.n_contrib += 1
+        start, ranks = self.n_contrib, list(ranks)
+        self.edge_slot.update(zip(ranks, count(start)))
+        self.n_contrib += len(ranks)
         return Edge(C_FIRST if narrow else CONTRIB, slice(start, self.n_contrib))
 
     def group(self, key: GroupKey, members: list[Value], templates: dict[Value, Template]) -> Group:
@@ -134,12 +136,14 @@ class Router:
         grp.args = list(np.array([list(map(at, v._prev)) for v in members], dtype=np.intp).T.copy())
         # the engine's ops never write into their operands: views of consecutive rows will do
         grp.rows = [as_index(np, a) for a in grp.args] if key.op.builtin else grp.args
+        operands = list(zip(*(v._prev for v in members)))  # operand k of every member
+        bases = [rank[v] for v in members]
         for k, flag in enumerate(key.needs):
             if not flag:
                 grp.edges.append(None)
                 continue
-            ranks = [rank[v] + k for v in members]
-            to = self.straight([v._prev[k] for v in members], ranks)
+            ranks = [b + k for b in bases]
+            to = self.straight(operands[k], ranks)
             grp.edges.append(
                 to._replace(rows=as_index(np, to.rows)) if to else self.gathered(ranks, key.narrow)
             )
