@@ -13,7 +13,7 @@ import pytest
 
 import micrograd
 from micrograd import Value
-from micrograd.ops import weighted_sum
+from micrograd.ops import DetachedMax, Pick, weighted_sum
 
 SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e-320]
 
@@ -64,3 +64,29 @@ def test_dot_block_batched_is_the_eager_loop(n: int) -> None:
         want = micrograd.grad(eager, params, allow_unused=True)
         assert bits([losses[row]]) == bits([eager.data])
         assert bits(grads[row].tolist()) == bits([0.0 if g is None else g for g in want])
+
+
+def pick_max_net(params: list[Value], label: Value, xs: list[Value]) -> Value:
+    """A softmax-style graph: the detached max of the logits subtracted, the labelled entry picked."""
+    logits = [p * x for p, x in zip(params, xs)]
+    top = DetachedMax.apply(*logits)
+    shifted = [(v - top).exp() for v in logits]
+    return Pick.apply(label, *shifted) + Pick.apply(label, *logits) * params[0]
+
+
+@pytest.mark.parametrize("k", [1, 2, 6])
+def test_pick_and_max_blocks_are_the_eager_engine_bit_for_bit(k: int) -> None:
+    rng = random.Random(k)
+    params = [Value(rng.choice([1.0, -1.0, rng.gauss(0, 1)])) for _ in range(k)]
+    step = micrograd.compile(
+        lambda lab, xs: pick_max_net(params, lab, list(xs)), (0.0, np.zeros(k)), params=params
+    )
+    assert sum(grp.block is not None for _, grp in step._groups) >= 2  # (Pick's and the max's)
+    for trial in range(12):
+        label = float(trial % (k + 2)) if trial % 5 else rng.choice([math.nan, -1.0, 0.5])
+        x = [rng.choice([0.0, -0.0, math.inf, math.nan, rng.gauss(0, 2), 1.0]) for _ in range(k)]
+        loss, grads = step(label, np.array(x))
+        eager = pick_max_net(params, Value(label), [Value(v) for v in x])
+        want = micrograd.grad(eager, params, allow_unused=True)
+        assert bits([loss]) == bits([eager.data])
+        assert bits(grads.tolist()) == bits([0.0 if g is None else g for g in want])

@@ -23,7 +23,7 @@ from typing import Any
 
 from .._core.context import Context
 from ..engine import Function
-from ..ops.basic import Dot, Pick
+from ..ops.basic import DetachedMax, Dot, Pick
 from .errors import load_numpy
 
 Rule = Callable[..., Any]
@@ -37,8 +37,13 @@ def pick_forward(ctx: Context, label: Any, *values: Any) -> Any:
     ):
         ctx.save_for_backward(None)
         return Pick.forward(ctx, label, *values)  # (numbers among the operands: the op's own loop)
-    stacked = np.stack(values)
-    hit = label == np.arange(len(values), dtype=np.float64).reshape((-1,) + (1,) * label.ndim)
+    return pick_stacked(ctx, label, np.stack(values))
+
+
+def pick_stacked(ctx: Context, label: Any, stacked: Any) -> Any:
+    """``pick_forward`` on the values stacked as the rows of one array."""
+    np = load_numpy()
+    hit = label == np.arange(len(stacked), dtype=np.float64).reshape((-1,) + (1,) * label.ndim)
     found = hit.any(axis=0)
     picked = np.take_along_axis(stacked, hit.argmax(axis=0)[None], axis=0)[0]
     missed = np.where(found, -0.0, np.nan)  # the others' gradient, as Pick's
@@ -88,12 +93,51 @@ def dot_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:
     return g, out
 
 
+def pick_block_forward(ctx: Context, block: Any) -> Any:
+    """``Pick.forward`` on ``(label, v0, ..., vK-1)`` stacked as rows: the values are rows already."""
+    return pick_stacked(ctx, block[0], block[1:])
+
+
+def pick_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:
+    """``pick_backward``: none for the label, the values' gradients as rows of one array."""
+    np = load_numpy()
+    hit, missed = ctx.saved_tensors
+    return None, np.where(hit, g, missed)
+
+
+def max_block_forward(ctx: Context, block: Any) -> Any:
+    """``DetachedMax.forward`` on its operands stacked as rows: the op's own loop, ``x > top`` then
+    ``where`` operand by operand in its order (the same choice for nan and signed zeros), without a
+    ``take`` per operand."""
+    np = load_numpy()
+    top = block[0]
+    for x in block[1:]:
+        top = np.where(x > top, x, top)
+    ctx.save_for_backward(len(block))
+    return top.copy() if len(block) == 1 else top
+
+
+def max_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:
+    """No gradient through the max: -0.0 for every operand, which adds nothing, as None does."""
+    np = load_numpy()
+    (n,) = ctx.saved_tensors
+    return None, np.full((n - 1, *np.shape(g)), -0.0)
+
+
 def block_rules(fn: type[Function]) -> tuple[Rule, Rule] | None:
     """Rules that take a group's operands as one block of rows (``dot_block_forward``), for an op
     whose rules are the engine's own, else None (the operands one by one, ``array_rules``)."""
-    if fn is Dot and Dot.builtin_rules == (Dot.forward, Dot.backward):
-        return dot_block_forward, dot_block_backward
+    for op, rules in BLOCK_RULES:
+        if fn is op and op.builtin_rules == (op.forward, op.backward):
+            return rules
     return None
+
+
+BLOCK_RULES: tuple[tuple[type[Function], tuple[Rule, Rule]], ...] = (
+    (Dot, (dot_block_forward, dot_block_backward)),
+    (Pick, (pick_block_forward, pick_block_backward)),
+    (DetachedMax, (max_block_forward, max_block_backward)),
+)
 
 
 def array_rules(fn: type[Function]) -> tuple[Rule, Rule]:

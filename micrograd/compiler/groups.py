@@ -243,7 +243,7 @@ class Group:
             for view, lo, hi in runs:
                 view[...] = rest[lo:hi].reshape(view.shape)
             for k, to in singles:
-                to.array[to.key] = first if k == 0 else rest[k - 1]
+                to.array[to.key] = (-0.0 if first is None else first) if k == 0 else rest[k - 1]
 
         return run_block
 
