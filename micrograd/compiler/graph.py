@@ -155,7 +155,8 @@ def rank_edges(graph: Graph) -> None:
 def fuse_sums(graph: Graph, sums: dict[Value, float]) -> None:
     """Left chains of +, - and micrograd.sum, each link the first operand of the next and used
     only there, as one ordered sum each (``graph.operands``): the eager floats, links gone."""
-    uses = Counter(flatten(v._prev for v in graph.nodes if graph.computed_here(v)))
+    here = graph.computed_here
+    uses = Counter(flatten(v._prev for v in graph.nodes if here(v)))
     terms = graph.operands
     for v in graph.nodes:
         if v not in sums:

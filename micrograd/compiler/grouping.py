@@ -63,6 +63,8 @@ def key_of(v: Value, graph: Graph, sharing: Sharing, template: Template | None) 
     if template is None:
         return GroupKey(graph.level[v], None, len(graph.operands[v]), (graph.needs_grad[v],), shared, narrow)
     needs = tuple(map(graph.needs_grad.get, v._prev, repeat(False)))
+    if template is _plain(len(template)):  # operands only (a Dot's 33 or 129): nothing to look through
+        return GroupKey(graph.level[v], graph.ops[v], len(template), needs, shared, narrow)
     constants = tuple(a for is_operand, a in template if not is_operand)
     try:
         hash(constants)
