@@ -92,3 +92,21 @@ def test_pick_and_max_blocks_are_the_eager_engine_bit_for_bit(k: int) -> None:
         want = micrograd.grad(eager, params, allow_unused=True)
         assert bits([loss]) == bits([eager.data])
         assert bits(grads.tolist()) == bits([0.0 if g is None else g for g in want])
+
+
+def test_a_clone_of_a_batched_step_keeps_its_own_arrays() -> None:
+    rng = random.Random(5)
+    n = 4
+    params = [Value(rng.gauss(0, 1)) for _ in range(3 * n + 9)]
+    step = micrograd.compile(
+        lambda xs: dot_net(params, n, list(xs)), (np.zeros(n),), params=params, batched=True, reduction="sum"
+    )
+    twin = step.clone()
+    small, large = (np.array([[rng.gauss(0, 1) for _ in range(n)] for _ in range(b)]) for b in (3, 5))
+    want_small, want_large = step.per_sample(small), step.per_sample(large)
+    for _ in range(2):  # each keeps its width: alternating calls bind nothing again
+        got_small, got_large = twin.per_sample(small), step.per_sample(large)
+        assert (twin.batch_size, step.batch_size) == (3, 5)
+        for got, want in ((got_small, want_small), (got_large, want_large)):
+            assert bits(got[0].tolist()) == bits(want[0].tolist())
+            assert bits(got[1].ravel().tolist()) == bits(want[1].ravel().tolist())
