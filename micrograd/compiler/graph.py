@@ -8,7 +8,10 @@ them, so that the replay adds a node's gradient contributions in that order.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain as _chain
+from itertools import count, repeat
 from typing import NamedTuple
 
 from .._core.context import args_of
@@ -39,8 +42,9 @@ class Graph:
 
     ``nodes``: the live nodes (the loss depends on them), in topological order; ``computed``:
     those computed by the replay (fused links gone), in that order; ``ops``: how each computed
-    node runs (absent: an ordered sum); ``operands``: its terms; ``rank``: edge ``(node, k)``'s
-    place in the eager backward's order; ``level``: 1 + the deepest operand's;
+    node runs (absent: an ordered sum); ``operands``: its terms; ``rank``: the place of edge
+    ``(node, 0)`` in the eager backward's order (edge ``(node, k)``'s is ``rank[node] + k``);
+    ``level``: 1 + the deepest operand's;
     ``needs_grad``: whether a gradient reaches it from a parameter."""
 
     trace: Trace
@@ -48,7 +52,7 @@ class Graph:
     computed: list[Value] = field(default_factory=list)
     ops: dict[Value, type[Function]] = field(default_factory=dict)
     operands: dict[Value, list[Term]] = field(default_factory=dict)
-    rank: dict[tuple[Value, int], int] = field(default_factory=dict)
+    rank: dict[Value, int] = field(default_factory=dict)
     level: dict[Value, int] = field(default_factory=dict)
     needs_grad: dict[Value, bool] = field(default_factory=dict)
     param_index: dict[Value, int] = field(default_factory=dict)
@@ -92,15 +96,29 @@ def read_graph(trace: Trace) -> Graph:
     sums = classify(graph)
     rank_edges(graph)
     fuse_sums(graph, sums)
+    # (terms made by C-level map and zip, no Python frame per edge: the plan of a GPT step has
+    # 84,000 edges, and Term(...) one by one took a fifth of its time)
+    operands, rank = graph.operands, graph.rank
     for v in graph.ops:
-        graph.operands[v] = [Term(c, 1.0, graph.rank[v, k]) for k, c in enumerate(v._prev)]
-    graph.computed = [v for v in graph.nodes if v in graph.operands]
-    graph.needs_grad = dict.fromkeys(trace.params, True)
-    for v in graph.computed:
-        terms = graph.operands[v]
-        graph.level[v] = 1 + max(graph.level.get(t.value, 0) for t in terms)
-        graph.needs_grad[v] = any(graph.needs_grad.get(t.value, False) for t in terms)
+        prev = v._prev
+        operands[v] = list(map(_new_term, repeat(Term), zip(prev, repeat(1.0), count(rank[v]))))
+    graph.computed = [v for v in graph.nodes if v in operands]
+    levels_and_needs(graph)
     return graph
+
+
+_new_term, flatten = tuple.__new__, _chain.from_iterable
+
+
+def levels_and_needs(graph: Graph) -> None:
+    """Each computed node's level (1 + its deepest operand's) and whether a gradient reaches it."""
+    level, needs = graph.level, graph.needs_grad
+    needs.update(dict.fromkeys(graph.trace.params, True))
+    get_level, get_needs = level.get, needs.get
+    for v in graph.computed:
+        values = [t[0] for t in graph.operands[v]]
+        level[v] = 1 + max(map(get_level, values, repeat(0)))
+        needs[v] = any(map(get_needs, values, repeat(False)))
 
 
 def classify(graph: Graph) -> dict[Value, float]:
@@ -127,26 +145,25 @@ def classify(graph: Graph) -> dict[Value, float]:
 def rank_edges(graph: Graph) -> None:
     """The eager backward's order: reverse topological, operands in order. Each (node, operand)
     edge gets its rank, so that a node's gradient adds its contributions in the same order."""
+    n, rank = 0, graph.rank
     for v in reversed(graph.nodes):
         if graph.computed_here(v):
-            for k, _ in enumerate(v._prev):
-                graph.rank[v, k] = len(graph.rank)
+            rank[v] = n
+            n += len(v._prev)
 
 
 def fuse_sums(graph: Graph, sums: dict[Value, float]) -> None:
     """Left chains of +, - and micrograd.sum, each link the first operand of the next and used
     only there, as one ordered sum each (``graph.operands``): the eager floats, links gone."""
-    uses: dict[Value, int] = dict.fromkeys(graph.nodes, 0)
-    for v in graph.nodes:
-        if graph.computed_here(v):
-            for c in v._prev:
-                uses[c] += 1
+    here = graph.computed_here
+    uses = Counter(flatten(v._prev for v in graph.nodes if here(v)))
     terms = graph.operands
     for v in graph.nodes:
         if v not in sums:
             continue
         first, *rest = v._prev
         fuse = first in terms and uses[first] == 1
-        chain = terms.pop(first) if fuse else [Term(first, 1.0, graph.rank[v, 0])]
-        chain += [Term(c, sums[v], graph.rank[v, k]) for k, c in enumerate(rest, 1)]
+        base = graph.rank[v]
+        chain = terms.pop(first) if fuse else [Term(first, 1.0, base)]
+        chain += [Term(c, sums[v], base + k) for k, c in enumerate(rest, 1)]
         terms[v] = chain

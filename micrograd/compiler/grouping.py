@@ -8,6 +8,8 @@ once on arrays holding all their operands, and its ``backward`` once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from .._core.context import args_of
@@ -38,6 +40,8 @@ Template = tuple[tuple[bool, Any], ...]
 
 def template_of(args: Sequence[Any]) -> Template:
     """An op's arguments as ``(True, k)`` for its k-th operand Value, ``(False, number)`` for a parameter."""
+    if all(map(isinstance, args, repeat(Value))):  # (most ops: operands only, one template per count)
+        return _plain(len(args))
     template, k = [], 0
     for a in args:
         if isinstance(a, Value):
@@ -48,12 +52,19 @@ def template_of(args: Sequence[Any]) -> Template:
     return tuple(template)
 
 
+@cache
+def _plain(n: int) -> Template:
+    return tuple((True, k) for k in range(n))
+
+
 def key_of(v: Value, graph: Graph, sharing: Sharing, template: Template | None) -> GroupKey:
     """The group ``v`` belongs to (``template``: its op's arguments; None for an ordered sum)."""
     shared, narrow = v in sharing.values, v in sharing.narrow
     if template is None:
         return GroupKey(graph.level[v], None, len(graph.operands[v]), (graph.needs_grad[v],), shared, narrow)
-    needs = tuple(graph.needs_grad.get(c, False) for c in v._prev)
+    needs = tuple(map(graph.needs_grad.get, v._prev, repeat(False)))
+    if template is _plain(len(template)):  # operands only (a Dot's 33 or 129): nothing to look through
+        return GroupKey(graph.level[v], graph.ops[v], len(template), needs, shared, narrow)
     constants = tuple(a for is_operand, a in template if not is_operand)
     try:
         hash(constants)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._core.context import Context
 from ..engine import Function
 from .errors import HOW_TO_FIX, CompileError, load_numpy
-from .fast import array_rules
+from .fast import array_rules, block_rules
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,6 +65,7 @@ class Group:
 
     __slots__ = (
         "args",
+        "block",
         "ctx",
         "dest",
         "edges",
@@ -79,6 +80,7 @@ class Group:
         "positions",
         "rules",
         "rows",
+        "runs",
         "scratch",
         "shared",
         "signs",
@@ -99,6 +101,10 @@ class Group:
         self.needs: tuple[bool, ...] = ()
         self.positions = [i for i, (is_operand, _) in enumerate(template) if is_operand]
         self.plain = self.positions == list(range(len(template)))
+        # rules on the operands stacked as one block of rows (fast.py), or None
+        self.block = block_rules(fn) if fn is not None and self.plain else None
+        if self.block is not None:
+            self.rules = self.block  # (its backward reads what the block forward saved)
         self.start, self.stop = start, stop
         self.args: list[Indices] = []
         self.rows: list[Any] = []  # the operands' rows for the forward: slices where consecutive
@@ -109,6 +115,9 @@ class Group:
         self.flat: Any = None  # (per allocation) an ordered sum's rows as one flat view, or None
         self.g: Any = None  # (per allocation) the gradient rows of the outputs; None: none needed
         self.into: list[Target | None] = []  # (per allocation) ``edges`` bound to their arrays
+        # (per allocation, a block group) (view, first, stop): rows first:stop of its stacked
+        # gradients written as one block into that view (see run.py's _merge_block_writes)
+        self.runs: list[tuple[Any, int, int]] = []
         self.signs: Floats | None = None
         self.edges: list[Edge | None] = []
         self.ctx: Context | None = None
@@ -158,6 +167,8 @@ class Group:
                     spread[...] = dest
 
             return run_sum
+        if self.block is not None:
+            return self.block_step(src)
         call, views = self.call_forward, self.views
         parts = list(zip(views, self.rows, self.scratch))
         on_views = all(view is not None for view in views)
@@ -173,6 +184,24 @@ class Group:
                 spread[...] = out
 
         return run_op
+
+    def block_step(self, src: Floats) -> Callable[[], None]:
+        """The forward of a group whose rules take its operands as one block of rows: every operand
+        taken in one call (a GPT step's Dot groups: one ``take`` where there were 2n+1)."""
+        np, dest, spread, forward = load_numpy(), self.dest, self.spread, self.block[0]  # type: ignore[index]
+        index = np.stack(self.args)  # (operands, nodes)
+        block = np.empty((*index.shape, *src.shape[1:]))
+        take, needs = src.take, self.needs
+
+        def run_block() -> None:
+            take(index, axis=0, out=block, mode="clip")  # (in range: clip changes nothing)
+            ctx = self.ctx = Context(needs, ())
+            dest[...] = out = forward(ctx, block)
+            ctx.output = out
+            if spread is not None:
+                spread[...] = out
+
+        return run_block
 
     def backward_step(self) -> Callable[[], None]:
         """This group's backward, its arrays bound: its gradient rows ``g`` handed to each term
@@ -191,6 +220,8 @@ class Group:
                         target[key] = signs * g
 
             return run_sum
+        if self.block is not None:
+            return self.block_backward_step()
         call = self.call_backward
 
         def run_op() -> None:
@@ -199,6 +230,22 @@ class Group:
                     to.array[to.key] = -0.0 if dx is None else dx
 
         return run_op
+
+    def block_backward_step(self) -> Callable[[], None]:
+        """The backward of a block group: its rule gives the first operand's gradient and the
+        others' stacked as rows of one array, written block by block (``runs``), the rest one by one."""
+        g, runs, backward = self.g, self.runs, self.block[1]  # type: ignore[index]
+        singles = [(k, to) for k, to in enumerate(self.into) if to is not None]
+
+        def run_block() -> None:
+            first, rest = backward(self.ctx, g)
+            self.kept = (first, *rest)  # (the gathers that read at the source read them here)
+            for view, lo, hi in runs:
+                view[...] = rest[lo:hi].reshape(view.shape)
+            for k, to in singles:
+                to.array[to.key] = (-0.0 if first is None else first) if k == 0 else rest[k - 1]
+
+        return run_block
 
     def call_backward(self, g: Any) -> list[Any]:
         """The op's own backward on arrays: one gradient per operand (None for none)."""

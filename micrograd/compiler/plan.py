@@ -69,7 +69,8 @@ def make_plan(trace: Trace, batched: bool = False, share: bool = True, layout: b
     router = Router(graph, sharing, slots, batched)
     built = [(key.level, router.group(key, groups[key], templates)) for key in keys]
     # Gathers: each node whose contributions went to contribution slots sums them.
-    gathered = {c: rs for c, rs in router.incoming.items() if set(rs) <= router.edge_slot.keys()}
+    has_slot = router.edge_slot.__contains__
+    gathered = {c: rs for c, rs in router.incoming.items() if all(map(has_slot, rs))}
     node_gathers: dict[int, list[Gather]] = {}
     for level, gather in router.gathers(gathered, graph.computed, slots.slot):
         node_gathers.setdefault(level, []).append(gather)

@@ -9,7 +9,9 @@ eager order.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from itertools import count
 from typing import Any
 
 from ..engine import Value
@@ -30,11 +32,13 @@ class Router:
 
     def __init__(self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool) -> None:
         self.graph, self.sharing, self.layout, self.batched = graph, sharing, layout, batched
-        self.incoming: dict[Value, list[int]] = {}
+        incoming: defaultdict[Value, list[int]] = defaultdict(list)  # (no empty list made per edge)
+        needs = graph.needs_grad.get
         for v in graph.computed:
-            for t in graph.operands[v]:
-                if graph.needs_grad.get(t.value, False):
-                    self.incoming.setdefault(t.value, []).append(t.rank)
+            for c, _, r in graph.operands[v]:
+                if needs(c, False):
+                    incoming[c].append(r)
+        self.incoming: dict[Value, list[int]] = dict(incoming)
         self.edge_slot: dict[int, int] = {}  # rank -> contribution slot
         self.n_contrib = 0
         self.prefixed: list[Value] = []
@@ -71,10 +75,9 @@ class Router:
 
     def gathered(self, ranks: Iterable[int], narrow: bool) -> Edge:
         """Contribution slots for the edges ``ranks``, in order (to be gathered)."""
-        start = self.n_contrib
-        for r in ranks:
-            self.edge_slot[r] = self.n_contrib
-            self.n_contrib += 1
+        start, ranks = self.n_contrib, list(ranks)
+        self.edge_slot.update(zip(ranks, count(start)))
+        self.n_contrib += len(ranks)
         return Edge(C_FIRST if narrow else CONTRIB, slice(start, self.n_contrib))
 
     def group(self, key: GroupKey, members: list[Value], templates: dict[Value, Template]) -> Group:
@@ -126,21 +129,21 @@ class Router:
     def op_group(self, key: GroupKey, members: list[Value], template: Template, start: int) -> Group:
         """An op's group: one index array of slots per operand, and one edge per operand."""
         np, slot, rank = load_numpy(), self.layout.slot, self.graph.rank
-        first = members[0]
         assert key.op is not None
         grp = Group(key.op, template, start, start + len(members))
         grp.needs = tuple(key.needs[v] if is_operand else False for is_operand, v in grp.template)
-        grp.args = [
-            np.array([slot[v._prev[k]] for v in members], dtype=np.intp) for k in range(len(first._prev))
-        ]
+        at = slot.__getitem__  # (one row of slots per node, then transposed: an index array per operand)
+        grp.args = list(np.array([list(map(at, v._prev)) for v in members], dtype=np.intp).T.copy())
         # the engine's ops never write into their operands: views of consecutive rows will do
         grp.rows = [as_index(np, a) for a in grp.args] if key.op.builtin else grp.args
+        operands = list(zip(*(v._prev for v in members)))  # operand k of every member
+        bases = [rank[v] for v in members]
         for k, flag in enumerate(key.needs):
             if not flag:
                 grp.edges.append(None)
                 continue
-            ranks = [rank[v, k] for v in members]
-            to = self.straight([v._prev[k] for v in members], ranks)
+            ranks = [b + k for b in bases]
+            to = self.straight(operands[k], ranks)
             grp.edges.append(
                 to._replace(rows=as_index(np, to.rows)) if to else self.gathered(ranks, key.narrow)
             )
@@ -160,14 +163,13 @@ class Router:
         buckets: dict[tuple[Any, ...], list[Value]] = {}
         for v in nodes:
             if v is not graph.trace.root and v in incoming:
-                kinds = tuple(r in sharing.edges for r in sorted(incoming[v]))
+                kinds = tuple(map(sharing.edges.__contains__, sorted(incoming[v])))
                 # into the parameters' gradients: whole rows; into nodes': one column if shared
                 wide = bool(into) or v not in sharing.narrow
                 buckets.setdefault((graph.level.get(v, 0), kinds, wide), []).append(v)
         for (level, kinds, wide), members in buckets.items():
-            slots = np.array(
-                [[self.edge_slot[r] for r in sorted(incoming[v])] for v in members], dtype=np.intp
-            )
+            slot_of = self.edge_slot.__getitem__
+            slots = np.array([list(map(slot_of, sorted(incoming[v]))) for v in members], dtype=np.intp)
             gather = Gather(as_index(np, [target[v] for v in members]), slots.T.copy(), kinds, wide)
             gather.into = into
             yield level, gather

@@ -9,6 +9,7 @@ loss, each level's gathers, then its groups, then the parameters' gathers.
 
 from __future__ import annotations
 
+import copy
 import reprlib
 import struct
 from collections.abc import Callable
@@ -118,6 +119,7 @@ class CompiledStep:
         for gather in gathers:
             self._bind_gather(gather, tail)
         self._read_at_source(gathers)
+        self._merge_block_writes()
         self._programs()
 
     def _bind_forward(self, tail: tuple[int, ...]) -> None:
@@ -216,6 +218,36 @@ class CompiledStep:
                     continue
                 gather.source = Source(grp, grp.positions[k], gather.slots - block.start)
                 grp.into[k] = None
+
+    def _merge_block_writes(self) -> None:
+        """A block group's gradients for consecutive operands that go to consecutive rows of one
+        array are written in one assignment (``Group.runs``), not one per operand: its backward
+        made them as consecutive rows of one array (on a one-name GPT step the Dot groups'
+        backward measured 0.24 -> 0.14 ms: 7 of them wrote 32 operands' gradients one by one)."""
+        arrays = (self._contrib, self._contrib1, self._gvals, self._gvals1, self._grads)
+        for _, grp in self._groups:
+            grp.runs = []
+            if grp.block is None or grp.g is None:
+                continue
+            runs: list[list[int]] = []
+            for k in range(1, len(grp.edges)):
+                edge, to = grp.edges[k], grp.into[k]
+                if edge is None or to is None or to.key is not ... or type(edge.rows) is not slice:
+                    continue
+                last = grp.edges[runs[-1][-1]] if runs and runs[-1][-1] == k - 1 else None
+                if last is not None and last.dest == edge.dest and last.rows.stop == edge.rows.start:
+                    runs[-1].append(k)
+                else:
+                    runs.append([k])
+            for run in runs:
+                if len(run) > 1:
+                    first, last = grp.edges[run[0]], grp.edges[run[-1]]
+                    assert first is not None and last is not None
+                    grp.runs.append(
+                        (arrays[first.dest][first.rows.start : last.rows.stop], run[0] - 1, run[-1])
+                    )
+                    for k in run:
+                        grp.into[k] = None
 
     def _put_params(self, vals: Floats, data: Floats) -> None:
         """The parameters' data into their slots: most in one block after the inputs, those
@@ -379,6 +411,20 @@ class BatchedStep(CompiledStep):
             f"params={len(self.params)}, sample_shapes={list(self.input_shapes)}, "
             f"reduction={self.reduction!r})"
         )
+
+    def clone(self) -> BatchedStep:
+        """Another step of the same plan with arrays of its own, bound at its first call: a caller
+        that alternates between batch sizes keeps one clone per size, since a step binds its
+        arrays anew at every change of size (6-10 ms for a GPT's graph).  The plan's groups and
+        gathers are copied shallowly: what a step binds is set again by ``bind``; the rest (index
+        arrays, edges) is only read."""
+        twin = copy.copy(self)
+        twin._groups = [(level, copy.copy(grp)) for level, grp in self._groups]
+        twin._gathers = {level: [copy.copy(g) for g in gs] for level, gs in self._gathers.items()}
+        twin._param_gathers = [copy.copy(g) for g in self._param_gathers]
+        twin._prefix_gathers = [copy.copy(g) for g in self._prefix_gathers]
+        twin.batch_size = 0
+        return twin
 
     def _allocate(self, batch: int) -> None:
         if batch == self.batch_size:

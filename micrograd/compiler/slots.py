@@ -95,7 +95,9 @@ def assign_slots(
     if reading_order:
         for key in sorted(keys, key=lambda k: k.shared):  # per-sample groups first
             if key.op is not None:
-                read.update((c, None) for v in groups[key] for c in v._prev if c in graph.param_index)
+                is_param = graph.param_index.__contains__  # (filter: no Python frame per operand)
+                for v in groups[key]:
+                    read.update(dict.fromkeys(filter(is_param, v._prev)))
     read.update(dict.fromkeys(params))  # then the others, in their order
     lead_set = set(leading)
     region = [p for p in read if p not in lead_set]

@@ -1,0 +1,112 @@
+"""The block rules of ``micrograd/compiler/fast.py``: ``Dot`` replayed on its operands as one block
+of rows gives the eager engine's numbers, bit for bit (loss and every gradient, signed zeros,
+inf and nan included), unbatched and batched."""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+
+import numpy as np
+import pytest
+
+import micrograd
+from micrograd import Value
+from micrograd.ops import DetachedMax, Pick, weighted_sum
+
+SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e-320]
+
+
+def bits(xs: list[float]) -> list[bytes]:
+    """Each number's bits, every nan as one (as tests/test_compile.py's ``same``: which nan two nans
+    give is the hardware's choice of operand, which numpy's compiled loops may take in the other order)."""
+    return [b"nan" if math.isnan(x) else struct.pack("d", x) for x in xs]
+
+
+def dot_net(params: list[Value], n: int, xs: list[Value]) -> Value:
+    """Two layers of weighted sums of ``n`` terms (the products' order matters), the second reading the
+    first's outputs twice (gradients that add up), and a sum of their squares."""
+    hidden = [weighted_sum(params[j * n : (j + 1) * n], xs[:n], start=params[-1 - j]) for j in range(3)]
+    outs = [weighted_sum(params[3 * n + j : 3 * n + j + 3], hidden, start=h) for j, h in enumerate(hidden)]
+    return micrograd.sum(o * o for o in outs)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 17])
+@pytest.mark.parametrize("specials", [False, True])
+def test_dot_block_is_the_eager_engine_bit_for_bit(n: int, specials: bool) -> None:
+    rng = random.Random(n * 7 + specials)
+    params = [Value(rng.gauss(0, 1)) for _ in range(3 * n + 9)]
+    if specials:
+        for p in rng.sample(params, 4):
+            p.data = rng.choice(SPECIAL)
+    sample = [rng.gauss(0, 3) for _ in range(max(n, 1))]
+    step = micrograd.compile(lambda xs: dot_net(params, n, list(xs)), (np.array(sample),), params=params)
+    assert any(grp.block is not None for _, grp in step._groups)  # (the block rules ran)
+    for _ in range(3):
+        x = [rng.choice([*SPECIAL, rng.gauss(0, 1e3)]) if specials else rng.gauss(0, 1) for _ in sample]
+        loss, grads = step(np.array(x))
+        eager = dot_net(params, n, [Value(v) for v in x])
+        want = micrograd.grad(eager, params, allow_unused=True)
+        assert bits([loss]) == bits([eager.data])
+        assert bits(grads.tolist()) == bits([0.0 if g is None else g for g in want])
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_dot_block_batched_is_the_eager_loop(n: int) -> None:
+    rng = random.Random(n)
+    params = [Value(rng.gauss(0, 1)) for _ in range(3 * n + 9)]
+    step = micrograd.compile(
+        lambda xs: dot_net(params, n, list(xs)), (np.zeros(n),), params=params, batched=True, reduction="sum"
+    )
+    batch = np.array([[rng.gauss(0, 1) for _ in range(n)] for _ in range(6)])
+    losses, grads = step.per_sample(batch)
+    for row, x in enumerate(batch.tolist()):
+        eager = dot_net(params, n, [Value(v) for v in x])
+        want = micrograd.grad(eager, params, allow_unused=True)
+        assert bits([losses[row]]) == bits([eager.data])
+        assert bits(grads[row].tolist()) == bits([0.0 if g is None else g for g in want])
+
+
+def pick_max_net(params: list[Value], label: Value, xs: list[Value]) -> Value:
+    """A softmax-style graph: the detached max of the logits subtracted, the labelled entry picked."""
+    logits = [p * x for p, x in zip(params, xs)]
+    top = DetachedMax.apply(*logits)
+    shifted = [(v - top).exp() for v in logits]
+    return Pick.apply(label, *shifted) + Pick.apply(label, *logits) * params[0]
+
+
+@pytest.mark.parametrize("k", [1, 2, 6])
+def test_pick_and_max_blocks_are_the_eager_engine_bit_for_bit(k: int) -> None:
+    rng = random.Random(k)
+    params = [Value(rng.choice([1.0, -1.0, rng.gauss(0, 1)])) for _ in range(k)]
+    step = micrograd.compile(
+        lambda lab, xs: pick_max_net(params, lab, list(xs)), (0.0, np.zeros(k)), params=params
+    )
+    assert sum(grp.block is not None for _, grp in step._groups) >= 2  # (Pick's and the max's)
+    for trial in range(12):
+        label = float(trial % (k + 2)) if trial % 5 else rng.choice([math.nan, -1.0, 0.5])
+        x = [rng.choice([0.0, -0.0, math.inf, math.nan, rng.gauss(0, 2), 1.0]) for _ in range(k)]
+        loss, grads = step(label, np.array(x))
+        eager = pick_max_net(params, Value(label), [Value(v) for v in x])
+        want = micrograd.grad(eager, params, allow_unused=True)
+        assert bits([loss]) == bits([eager.data])
+        assert bits(grads.tolist()) == bits([0.0 if g is None else g for g in want])
+
+
+def test_a_clone_of_a_batched_step_keeps_its_own_arrays() -> None:
+    rng = random.Random(5)
+    n = 4
+    params = [Value(rng.gauss(0, 1)) for _ in range(3 * n + 9)]
+    step = micrograd.compile(
+        lambda xs: dot_net(params, n, list(xs)), (np.zeros(n),), params=params, batched=True, reduction="sum"
+    )
+    twin = step.clone()
+    small, large = (np.array([[rng.gauss(0, 1) for _ in range(n)] for _ in range(b)]) for b in (3, 5))
+    want_small, want_large = step.per_sample(small), step.per_sample(large)
+    for _ in range(2):  # each keeps its width: alternating calls bind nothing again
+        got_small, got_large = twin.per_sample(small), step.per_sample(large)
+        assert (twin.batch_size, step.batch_size) == (3, 5)
+        for got, want in ((got_small, want_small), (got_large, want_large)):
+            assert bits(got[0].tolist()) == bits(want[0].tolist())
+            assert bits(got[1].ravel().tolist()) == bits(want[1].ravel().tolist())
