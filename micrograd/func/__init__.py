@@ -14,30 +14,5 @@ and the function transforms (``torch.func``'s ``grad(f)``, ``jvp``, ``jacobian``
 12.0
 """
 
-from .transforms import (
-    TracedValueReadWarning,
-    explain_jvp,
-    grad,
-    hessian,
-    hvp,
-    jacfwd,
-    jacobian,
-    jacrev,
-    jvp,
-    value_and_grad,
-    vjp,
-)
-
-__all__ = [
-    "TracedValueReadWarning",
-    "explain_jvp",
-    "grad",
-    "hessian",
-    "hvp",
-    "jacfwd",
-    "jacobian",
-    "jacrev",
-    "jvp",
-    "value_and_grad",
-    "vjp",
-]
+from .transforms import *  # noqa: F403 - micrograd.func's names are the transforms'
+from .transforms import __all__ as __all__

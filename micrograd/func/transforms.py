@@ -49,6 +49,7 @@ from ..engine import Function, Value, topological_order
 from .reverse import grad as _reverse
 
 __all__ = [
+    "TracedValueReadWarning",
     "explain_jvp",
     "grad",
     "hessian",
