@@ -29,18 +29,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from math import copysign
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from ._core import grad_mode, hooks
-from ._core.bookkeeping import add_into_grad, pause_collector
+from ._core.bookkeeping import ZERO_SUM, add_into_grad, grad_plus, pause_collector
 from ._core.coerce import checked_gradients, forward_result, to_float
-from ._core.context import FORWARD_CTX, BuiltinNodeContext, Context, NodeContext, args_of, values_context
+from ._core.context import FORWARD_CTX, Context, NodeContext, args_of, values_context
 from ._core.grad_mode import watched_threads
 from ._core.nodes import (
     CONSTANT,
     NO_GRAD,
     Extra,
+    deep_topological_order,
     extra_of,
     hooks_of,
     no_rule_error,
@@ -223,40 +225,36 @@ def backpropagate(
     ``detect_anomaly``) and hooks take the watched path, below the reading path."""
     if create_graph or observe is not None or hooks.REGISTERED[0] or grad_mode.anomaly_threads:
         return backpropagate_watched(seeds, create_graph, into_grad, observe)
-    ctx = BuiltinNodeContext.__new__(BuiltinNodeContext)  # what the built-in rules read: the node's numbers
+    ctx = NodeContext.__new__(NodeContext)  # what the built-in rules read: the node's numbers
     pause_collector(True)  # (the graph has no cycles: Python's collector would only slow the loop)
     try:
         grads = topological_order(seeds)  # every node behind the outputs, each after its operands
         grads.update(seeds)
-        for node in reversed(grads):  # a node comes after every node computed from it
-            g = grads[node]  # d(root)/d(node): complete, every op that used the node has added to it
-            if g is None:
+        for node, g in reversed(grads.items()):  # a node comes after every node computed from it
+            if g is None:  # (g is d(root)/d(node), complete: every op that used the node has added to it)
                 continue  # no path from the outputs carries a gradient here
+            if into_grad:  # .grad += g, as PyTorch: a fresh .grad takes g as it is, +0.0 as ZERO_SUM
+                fresh = not (so_far := node.grad) and so_far is not ZERO_SUM  # 0.0 or None: none yet
+                node.grad = (g if g or copysign(1.0, g) < 0 else ZERO_SUM) if fresh else grad_plus(node, g)
             fn, prev = node._fn, node._prev
-            if fn is not None and fn.builtin:
+            if fn is not None and fn.builtin:  # an op of ours, on its numbers
                 ctx.node = node
                 received = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
-            elif prev or fn is not None:  # built by hand, or a user's op: the watched step
-                received = watched_step(node, g, grads)
-            else:
-                continue  # a leaf: nothing behind it
+            else:  # a leaf sends nothing; a lecture closure or a user's op: the watched step
+                received = watched_step(node, g, grads) if prev or fn is not None else ()
             # Each operand adds what it received to its gradient so far: a node used twice gets the sum.
-            if len(prev) == 2:  # (two operands written out, as most ops have: backward() 12% faster)
+            if len(prev) == 2:  # (two operands written out, as most ops have: backward() 16% faster)
                 (a, b), (ga, gb) = prev, received
                 if ga is not None:
-                    so_far = grads[a]
-                    grads[a] = ga if so_far is None else so_far + ga
+                    grads[a] = ga if (so_far := grads[a]) is None else so_far + ga
                 if gb is not None:
-                    so_far = grads[b]
-                    grads[b] = gb if so_far is None else so_far + gb
+                    grads[b] = gb if (so_far := grads[b]) is None else so_far + gb
                 continue
             for child, part in zip(prev, received):
                 if part is not None:
-                    grads[child] = part if grads[child] is None else grads[child] + part
+                    grads[child] = part if (so_far := grads[child]) is None else so_far + part
     finally:
         pause_collector(False)
-    if into_grad:
-        add_into_grad(grads)  # each node's .grad += its gradient, as PyTorch accumulates them
     return grads
 
 
@@ -264,25 +262,26 @@ def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
     """Every node reachable from ``roots``, each after all of its operands, as the keys of a
     dict whose values are None (``backpropagate`` fills them with the gradients).
 
-    Depth-first without recursion, so a graph a million nodes deep is fine:
-    ``path`` holds the nodes being expanded and ``pending`` an iterator over each
-    one's operands; a node is emitted once all of its operands have been.
+    micrograd's ``build_topo``: depth first, a node once all its operands are in.  A graph deeper
+    than Python's recursion limit (a chain of a million ``+``) takes the same walk without recursion.
     """
+    roots = tuple(roots)
     order: dict[Value, Any] = {}  # insertion-ordered, and the visited set
-    for root in roots:
-        if root in order:
-            continue
-        path, pending = [root], [iter(root._prev)]
-        while pending:
-            for child in pending[-1]:
-                if child not in order:  # (a node on the path can't recur: the graph is acyclic)
-                    path.append(child)
-                    pending.append(iter(child._prev))
-                    break
-            else:
-                order[path.pop()] = None
-                pending.pop()
+    try:
+        for root in roots:
+            if root not in order:
+                visit(root, order)
+    except RecursionError:  # (recursing is faster: an MLP's 41,000 nodes in 9.3 ms, against 13.7)
+        return deep_topological_order(roots)
     return order
+
+
+def visit(node: Value, order: dict[Value, Any]) -> None:
+    """Put ``node`` into ``order`` after every operand behind it (``topological_order``'s step)."""
+    for child in node._prev:
+        if child not in order:  # (a node being visited can't recur: the graph is acyclic)
+            visit(child, order)
+    order[node] = None
 
 
 def vjp(node: Value, g: Any, create_graph: bool = False) -> Sequence[Any]:
@@ -594,7 +593,7 @@ def watched_step(
         run_closure(node, g, grads, create_graph)  # the lecture's way: it writes the operands' .grad
         return (None,) * len(node._prev)  # (it has added into grads itself)
     builtin_on_floats = fn.builtin and not create_graph
-    received = fn.backward(BuiltinNodeContext(node), g) if builtin_on_floats else vjp(node, g, create_graph)
+    received = fn.backward(NodeContext(node), g) if builtin_on_floats else vjp(node, g, create_graph)
     if observe is not None:
         observe(node, g, received, grads)
     return received

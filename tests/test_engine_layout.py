@@ -17,9 +17,14 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import micrograd
 import nn
 from micrograd import Value
+from tests.dag_recipes import build, recipes
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "micrograd" / "engine.py"
@@ -146,3 +151,41 @@ def test_the_declarations_are_for_the_type_checker_only() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "False"  # no import at run time, so no import circle with engine.py
     assert micrograd.engine.Value.__mro__[1] is object
+
+
+@settings(max_examples=60, deadline=None)
+@given(recipes(max_steps=12), st.integers(0, 2))
+def test_the_recursive_walk_and_the_deep_walk_give_the_same_order(
+    recipe: tuple[list[float], list[Any]], n_roots: int
+) -> None:
+    from micrograd._core.nodes import deep_topological_order
+    from micrograd.engine import topological_order
+
+    inputs, root = build(recipe, skip_unsafe=False)
+    roots = [root, *inputs[:n_roots]]
+    order = list(topological_order(roots))
+    assert order == list(deep_topological_order(roots))
+    position = {node: k for k, node in enumerate(order)}
+    assert all(position[c] < position[n] for n in order for c in n._prev)  # operands first
+
+
+@pytest.mark.parametrize("depth", [50, 2_000, 20_000])
+def test_a_graph_deeper_than_the_recursion_limit_takes_the_deep_walk(depth: int) -> None:
+    import sys
+
+    def nested(levels: int) -> float:  # backward() called from a caller already deep in recursion
+        if levels:
+            return nested(levels - 1)
+        x = Value(1.0)
+        y = x
+        for _ in range(depth):
+            y = y * 1.0 + x
+        y.backward()
+        return x.grad
+
+    limit, frame, here = sys.getrecursionlimit(), sys._getframe(), 0
+    while frame is not None:
+        frame, here = frame.f_back, here + 1
+    assert nested(limit - here - 20) == depth + 1.0  # 20 frames to spare: the recursive walk soon fails
+    assert nested(0) == depth + 1.0
+    assert sys.getrecursionlimit() == limit

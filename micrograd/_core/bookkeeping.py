@@ -35,15 +35,26 @@ def add_into_grad(grads: dict[Any, Any]) -> None:
     (0.0, 1.0)
     """
     for node, g in grads.items():
-        if g is None:
-            continue
-        old = node.grad
-        if type(old) is not float:
-            node.grad = add_to_grad(node, g)  # an int, None, or a Value (an error)
-        elif old or g:
-            node.grad = old + g or ZERO_SUM  # (x + -x is 0.0: a zero summed)
-        else:  # a zero into a zero: a fresh .grad takes g (-0.0 too); after a sum, 0.0 + -0.0 is 0.0
-            node.grad = ZERO_SUM if old is ZERO_SUM or copysign(1.0, g) > 0 else g
+        if g is not None:
+            node.grad = grad_plus(node, g)
+
+
+def grad_plus(node: Any, g: Any) -> Any:
+    """``node.grad`` plus the gradient ``g``, by PyTorch's rule for a zero's sign (see ZERO_SUM).
+    (``backward()``'s loop adds a gradient into a fresh .grad itself, by the same rule.)
+
+    >>> from micrograd import Value
+    >>> x = Value(1.0)
+    >>> x.grad = grad_plus(x, 2.0); grad_plus(x, 0.5)
+    2.5
+    """
+    old = node.grad
+    if type(old) is not float:
+        return add_to_grad(node, g)  # an int, None, or a Value (an error)
+    if old or g:
+        return old + g or ZERO_SUM  # (x + -x is 0.0: a zero summed)
+    # a zero into a zero: a fresh .grad takes g (-0.0 too); after a sum, 0.0 + -0.0 is 0.0
+    return ZERO_SUM if old is ZERO_SUM or copysign(1.0, g) > 0 else g
 
 
 def accumulate_rows(start: Any, summed: Any, rows: Any, reached: Any) -> tuple[Any, Any]:

@@ -109,20 +109,6 @@ class NodeContext(Context):
         return extra.ctx if extra is not None and isinstance(extra.ctx, Context) else None
 
 
-class BuiltinNodeContext(NodeContext):
-    """The NodeContext of the engine's own rules in ``backward()``'s loop: it also gives what a
-    kept Context holds besides (``ctx.slope``).  A user's op gets a plain NodeContext, so that a
-    typo in its rule (``ctx.outptu``) raises at the user's own line."""
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str) -> Any:  # what forward set on its ctx (ctx.slope = slope)
-        kept = self.kept()
-        if kept is None:
-            raise AttributeError(f"ctx has no attribute {name!r}")
-        return getattr(kept, name)
-
-
 def args_of(node: Any) -> tuple[Any, ...]:
     """What ``node``'s op was applied to: its operands, with any numbers given besides them."""
     kept = None if node._extra is None else node._extra.ctx

@@ -12,7 +12,7 @@ the engine (the engine imports it).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from threading import get_ident
 from typing import Any, TypeVar
 
@@ -129,3 +129,23 @@ def no_rule_error(node: Any) -> RuntimeError:
         "(out._backward = a closure that adds into the children's .grad) or define the op as a "
         "micrograd.Function (forward and backward)"
     )
+
+
+def deep_topological_order(roots: Iterable[Any]) -> dict[Any, Any]:
+    """The engine's ``topological_order`` without recursion, for a graph of any depth: ``path``
+    holds the nodes being expanded and ``pending`` an iterator over each one's operands."""
+    order: dict[Any, Any] = {}
+    for root in roots:
+        if root in order:
+            continue
+        path, pending = [root], [iter(root._prev)]
+        while pending:
+            for child in pending[-1]:
+                if child not in order:
+                    path.append(child)
+                    pending.append(iter(child._prev))
+                    break
+            else:
+                order[path.pop()] = None
+                pending.pop()
+    return order
