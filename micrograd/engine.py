@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from math import copysign
+from sys import getrecursionlimit
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
@@ -40,6 +41,7 @@ from ._core.context import FORWARD_CTX, Context, NodeContext, args_of, values_co
 from ._core.grad_mode import watched_threads
 from ._core.nodes import (
     CONSTANT,
+    DEEPEST_RECURSION,
     NO_GRAD,
     Extra,
     deep_topological_order,
@@ -259,13 +261,12 @@ def backpropagate(
 
 
 def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
-    """Every node reachable from ``roots``, each after all of its operands, as the keys of a
-    dict whose values are None (``backpropagate`` fills them with the gradients).
-
-    micrograd's ``build_topo``: depth first, a node once all its operands are in.  A graph deeper
-    than Python's recursion limit (a chain of a million ``+``) takes the same walk without recursion.
-    """
+    """Every node reachable from ``roots``, each after its operands, as the keys of a dict of Nones
+    (``backpropagate`` fills in the gradients): micrograd's ``build_topo``, depth first.  A graph deeper
+    than Python's recursion limit (a chain of a million ``+``) takes the same walk without recursion."""
     roots = tuple(roots)
+    if getrecursionlimit() > DEEPEST_RECURSION:  # (a limit raised so high the C stack may not hold it)
+        return deep_topological_order(roots)
     order: dict[Value, Any] = {}  # insertion-ordered, and the visited set
     try:
         for root in roots:

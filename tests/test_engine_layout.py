@@ -189,3 +189,26 @@ def test_a_graph_deeper_than_the_recursion_limit_takes_the_deep_walk(depth: int)
     assert nested(limit - here - 20) == depth + 1.0  # 20 frames to spare: the recursive walk soon fails
     assert nested(0) == depth + 1.0
     assert sys.getrecursionlimit() == limit
+
+
+def test_a_raised_recursion_limit_takes_the_deep_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    # micrograd 0.1.0's users raise the limit for deep graphs; recursing that deep could overflow
+    # the C stack on Python 3.10, so past DEEPEST_RECURSION the walk does not recurse at all
+    import micrograd.engine as engine
+    from micrograd._core.nodes import DEEPEST_RECURSION
+
+    def must_not_recurse(node: Value, order: dict[Value, Any]) -> None:
+        raise AssertionError("the recursive walk ran under a raised recursion limit")
+
+    x = Value(1.0)
+    y = x
+    for _ in range(30_000):
+        y = y + x
+    limit = sys.getrecursionlimit()
+    monkeypatch.setattr(engine, "visit", must_not_recurse)
+    sys.setrecursionlimit(DEEPEST_RECURSION + 1)
+    try:
+        y.backward()
+    finally:
+        sys.setrecursionlimit(limit)
+    assert x.grad == 30_001.0

@@ -131,6 +131,11 @@ def no_rule_error(node: Any) -> RuntimeError:
     )
 
 
+# The engine's graph walk recurses (faster) while Python's recursion limit is at most this; a limit
+# raised higher (micrograd 0.1.0's users raise it for deep graphs) could overflow the C stack on 3.10.
+DEEPEST_RECURSION = 20_000
+
+
 def deep_topological_order(roots: Iterable[Any]) -> dict[Any, Any]:
     """The engine's ``topological_order`` without recursion, for a graph of any depth: ``path``
     holds the nodes being expanded and ``pending`` an iterator over each one's operands."""
