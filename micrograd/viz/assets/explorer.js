@@ -450,7 +450,11 @@
   // The step panel beside the graph, or below it where only that makes the whole graph fit at
   // readable text (a wide graph: the lecture's neuron at 1280×800), or where the window is too
   // narrow for both side by side (a notebook's output); `below` forces one or the other.
+  // The window's size, and whether the page was laid out (the pane measured), when arranged.
+  const arrangedFor = () => `${innerWidth}x${innerHeight} ${pane.offsetWidth > 0}`;
+  let arranged = null;
   function arrange(below) {
+    arranged = arrangedFor();
     const main = document.querySelector("main");
     if (below === undefined) {
       main.classList.remove("mg-below");
@@ -508,6 +512,11 @@
     $("full").addEventListener("click", () => document.documentElement.requestFullscreen());
     document.addEventListener("fullscreenchange", () => arrange());
   }
+  // A page that changes size lays the graph out again for it, the current step in view. A
+  // notebook's output frame can run this script before the frame is laid out (every box then
+  // measures 0, in the docs' notebook pages about one load in six, and no resize event follows
+  // when it is), and it can be resized by hand. The panel's own moves (p) leave the window alone.
+  new ResizeObserver(() => { if (arrangedFor() !== arranged) arrange(); }).observe(pane);
   $("fwd").addEventListener("click", () => controls.go(0));
   $("bwd").addEventListener("click", () => controls.go(N));
   $("zoomin").addEventListener("click", () => setZoom(zoom * 1.25));
