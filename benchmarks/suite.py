@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .playground_ready import NO_BROWSER, NO_PLAYGROUND, NO_PYODIDE
+
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 REFERENCE_VERSION = "0.1.0"
@@ -262,7 +264,31 @@ IMPORT = Workload(
     note="the engine, the ops and the math load; the rest on first use (compare --baseline 68d2bfc)",
 )
 
-WORKLOADS: tuple[Workload, ...] = (TRAIN, FORWARD, CHAIN, MEMORY, DIGITS, MICROGPT, EXPLORE, IMPORT)
+# The playground's row needs Chromium and Pyodide's npm package; without them it is skipped, the
+# reason its status (NO_BROWSER, NO_PYODIDE, NO_PLAYGROUND of playground_ready.py).
+PLAYGROUND = Workload(
+    key="playground_ready",
+    title="the playground: Python ready, first visit, headless Chromium",
+    unit="s",
+    params={"runs": 1},
+    tiny_params={"runs": 1},
+    reps=5,
+    rows=(Row("ours", OURS, "playground_ready:ready", tolerated=(NO_BROWSER, NO_PYODIDE, NO_PLAYGROUND)),),
+    note="built as make docs builds it, served on 127.0.0.1, a fresh profile each time; the page's own "
+    "time from navigation to 'Python ready' (compare --baseline 68d2bfc)",
+)
+
+WORKLOADS: tuple[Workload, ...] = (
+    TRAIN,
+    FORWARD,
+    CHAIN,
+    MEMORY,
+    DIGITS,
+    MICROGPT,
+    EXPLORE,
+    IMPORT,
+    PLAYGROUND,
+)
 
 
 @dataclass(frozen=True)
@@ -285,6 +311,13 @@ class Target:
 
 
 TARGETS: tuple[Target, ...] = (
+    Target(
+        "playground: Python ready in < 3 s on a quiet machine (issue 35; reported, never asserted)",
+        "playground_ready",
+        "ours",
+        "seconds",
+        3.0,
+    ),
     Target(
         "explorer: an MLP batch's page (~3,600 Values) in <= 20 s (learnability)",
         "explore_page",

@@ -242,3 +242,25 @@ def test_the_sites_sentences_quote_the_committed_run() -> None:
     ]
     missing = [sentence for sentence in sentences if sentence not in readme]
     assert not missing, f"the site's sentences do not give latest.json's numbers; it should say: {missing}"
+
+
+def test_the_playground_row_is_skipped_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without Chromium, Pyodide's npm package or a playground, the row's status says so and is
+    tolerated (never a failure of `make bench`)."""
+    from benchmarks import playground_ready
+    from benchmarks.suite import PLAYGROUND
+
+    assert set(PLAYGROUND.row("ours").tolerated) == {
+        playground_ready.NO_BROWSER,
+        playground_ready.NO_PYODIDE,
+        playground_ready.NO_PLAYGROUND,
+    }
+    assert playground_ready.build(tmp_path, tmp_path / "out") == playground_ready.NO_PLAYGROUND
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "build_playground.py").write_text("")
+    monkeypatch.setattr(playground_ready, "HERE", tmp_path)  # a checkout without node_modules
+    assert playground_ready.build(tmp_path, tmp_path / "out") == playground_ready.NO_PYODIDE
+    monkeypatch.setattr(playground_ready, "missing_browser", lambda: True)
+    assert playground_ready.ready(runs=1) == {"status": playground_ready.NO_BROWSER}

@@ -62,11 +62,12 @@ return {edge: edge, viewport: window.innerWidth, page: document.documentElement.
 """
 
 
-def build_pages(out: Path) -> Path:
-    """The PAGES built with mkdocs.yml's theme, extensions and CSS into ``out``; the site folder."""
+def build_pages(out: Path, pages: list[str] = PAGES, plugins: list[Any] | None = None) -> Path:
+    """The ``pages`` built with mkdocs.yml's theme, extensions and CSS into ``out``, with only the
+    ``plugins`` given (none by default); the site folder."""
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     docs = out / "docs"
-    for page in PAGES:
+    for page in pages:
         (docs / page).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(DOCS / page, docs / page)
     for folder in ("images", *{Path(css).parts[0] for css in config.get("extra_css", [])}):
@@ -74,8 +75,8 @@ def build_pages(out: Path) -> Path:
     config.update(
         docs_dir=str(docs),
         site_dir=str(out / "site"),
-        nav=PAGES,
-        plugins=[],  # no notebooks, API reference or search: not what is measured
+        nav=pages,
+        plugins=plugins or [],  # no notebooks, API reference or search unless asked: not what is measured
         strict=False,  # the pages' links to the pages left out are expected to dangle here
     )
     for key in ("hooks", "exclude_docs", "not_in_nav"):

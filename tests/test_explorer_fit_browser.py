@@ -242,3 +242,66 @@ def test_a_hostile_name_found_by_search_stays_text(laptop: Any, tmp_path: Path) 
     assert laptop.execute_script("return document.querySelectorAll('img').length") == 0
     assert HOSTILE in laptop.find_element("id", "graph").text
     assert console_errors(laptop) == []
+
+
+# The overview's parts on screen: whether it shows, the map's box, the rectangle's box (in the
+# map's own px) and the pane's scroll.
+OVERVIEW = """
+const o = document.getElementById("overview"), map = document.getElementById("overview-map");
+const lens = document.getElementById("overview-view"), pane = document.getElementById("graph");
+const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+return {shown: !o.hidden && o.offsetWidth > 0, map: r(map), lens: r(lens), pane: r(pane),
+        scroll: [pane.scrollLeft, pane.scrollTop], inner: [map.width, map.height]};
+"""
+
+
+def overview(driver: Any) -> dict[str, Any]:
+    result: dict[str, Any] = driver.execute_script(OVERVIEW)
+    return result
+
+
+def test_a_larger_graph_has_an_overview_that_follows_and_moves_the_view(laptop: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    model, loss = lecture_loss()
+    open_page(laptop, explore(loss, tmp_path / "overview.html", model=model, layout="builtin"))
+    o = overview(laptop)
+    screenshot(laptop, tmp_path, "overview-mlp-at-output")
+    assert o["shown"], "a graph larger than its pane shows no overview"
+    mp, lens = o["map"], o["lens"]
+    assert inside(lens, mp, slack=1.0) and lens[2] - lens[0] < mp[2] - mp[0], (mp, lens)
+    assert inside(mp, o["pane"]), "the overview sits in the graph's pane"
+    # Scrolled by hand to the picture's top left corner: the rectangle goes to the map's.
+    laptop.execute_script("const p = document.getElementById('graph'); p.scrollLeft = 0; p.scrollTop = 0;")
+    o = overview(laptop)
+    assert abs(o["lens"][0] - mp[0]) < 1.5 and abs(o["lens"][1] - mp[1]) < 1.5, (mp, o["lens"])
+    assert o["lens"] != lens
+    # A click near the map's bottom right: the view goes there, the rectangle centred on the click.
+    map_el = laptop.find_element("id", "overview-map")
+    w, h = mp[2] - mp[0], mp[3] - mp[1]
+    dx, dy = round(w * 0.4), round(h * 0.3)  # from the map's centre
+    ActionChains(laptop).move_to_element_with_offset(map_el, dx, dy).click().perform()
+    o = overview(laptop)
+    screenshot(laptop, tmp_path, "overview-mlp-after-click")
+    assert o["scroll"][0] > 0 and o["scroll"][1] > 0, o["scroll"]
+    cx, cy = (o["lens"][0] + o["lens"][2]) / 2, (o["lens"][1] + o["lens"][3]) / 2
+    click = (mp[0] + w / 2 + dx, mp[1] + h / 2 + dy)
+    # centred unless the pane's scroll stops at the picture's edge (then the rectangle touches it)
+    assert abs(cx - click[0]) < 3 or abs(o["lens"][2] - mp[2]) < 1.5, (cx, click, o)
+    assert abs(cy - click[1]) < 3 or abs(o["lens"][3] - mp[3]) < 1.5, (cy, click, o)
+    # Fitted, the whole graph is in view: no overview; o hides it and shows it again.
+    laptop.find_element("id", "zoomfit").click()
+    assert not overview(laptop)["shown"]
+    laptop.find_element("id", "zoomin").click()
+    laptop.find_element("id", "zoomin").click()
+    assert overview(laptop)["shown"]
+    ActionChains(laptop).send_keys("o").perform()
+    assert not overview(laptop)["shown"]
+    ActionChains(laptop).send_keys("o").perform()
+    assert overview(laptop)["shown"]
+    assert console_errors(laptop) == []
+
+
+def test_a_graph_that_fits_has_no_overview(laptop: Any, tmp_path: Path) -> None:
+    open_page(laptop, explore(lecture_neuron(), tmp_path / "neuron.html"))
+    assert not overview(laptop)["shown"]

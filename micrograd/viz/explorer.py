@@ -99,11 +99,12 @@ class Explorer:
     def _repr_html_(self) -> str:
         # srcdoc keeps the page's script and element ids in their own document; allow-scripts
         # without allow-same-origin keeps it away from the notebook; allow="fullscreen" lets its
-        # "full page" button give it the whole screen where the output is too narrow to read.
+        # "full page" button give it the whole screen where the output is too narrow to read;
+        # border-box keeps the border inside the output's width (no sideways scroll bar).
         return (
             f'<iframe srcdoc="{html.escape(self.html, quote=True)}" title="{html.escape(self.title)}" '
             f'sandbox="allow-scripts" allow="fullscreen" '
-            f'style="width: 100%; height: {self.height}px; '
+            f'style="box-sizing: border-box; width: 100%; height: {self.height}px; '
             'border: 1px solid #ced4da; resize: vertical;"></iframe>'
         )
 

@@ -53,6 +53,7 @@
 
   function bind() {
     svg = pane.querySelector("svg");
+    drawOverview();
     groups = {}; edgesInto = {}; fields = {};
     for (const g of svg.querySelectorAll("g.node")) groups[g.querySelector("title").textContent] = g;
     for (const g of svg.querySelectorAll("g.edge")) {
@@ -428,7 +429,67 @@
                                  (pane.offsetHeight - 20) / (vb.height * 4 / 3));
     zoom = Math.max(0.01, Math.min(4, z));  // fit shows even a GPT step whole (as a map)
     svg.style.width = (vb.width * zoom * 4 / 3) + "px"; svg.style.height = (vb.height * zoom * 4 / 3) + "px";
+    placeLens();
   }
+
+  // The overview: the whole picture drawn small (its shapes, no text) in the graph's corner, the
+  // part in view as a rectangle on it; a click or a drag there brings that part into view. Shown
+  // while the picture is larger than the pane (and not hidden by o).
+  const MAP = 180;  // the overview's longer side, in px
+  const overview = $("overview"), map = $("overview-map"), lens = $("overview-view");
+  let overviewOff = false;
+  function drawOverview() {
+    const vb = svg.viewBox.baseVal, k = MAP / Math.max(vb.width, vb.height, 1);
+    map.width = Math.max(1, Math.round(vb.width * k)); map.height = Math.max(1, Math.round(vb.height * k));
+    map.style.width = map.width + "px"; map.style.height = map.height + "px";
+    const ctx = map.getContext("2d"), g = svg.querySelector("g.graph");
+    const t = g && g.transform.baseVal.consolidate(), m = t ? t.matrix : { a: 1, b: 0, c: 0, d: 1, e: 0, f: 0 };
+    ctx.setTransform(k * m.a, k * m.b, k * m.c, k * m.d, k * (m.e - vb.x), k * (m.f - vb.y));
+    ctx.lineWidth = 1 / k; ctx.strokeStyle = "#adb5bd";
+    for (const e of svg.querySelectorAll("g.edge > path")) ctx.stroke(new Path2D(e.getAttribute("d") || ""));
+    ctx.strokeStyle = "#495057";
+    for (const shape of svg.querySelectorAll("g.node > polygon, g.node > ellipse, g.node > rect")) {
+      const a = (n) => Number(shape.getAttribute(n));
+      ctx.beginPath();
+      if (shape.tagName === "ellipse") ctx.ellipse(a("cx"), a("cy"), a("rx"), a("ry"), 0, 0, 2 * Math.PI);
+      else if (shape.tagName === "rect") ctx.rect(a("x"), a("y"), a("width"), a("height"));
+      else shape.getAttribute("points").trim().split(/\s+/).forEach((pt, n) => {
+        const [x, y] = pt.split(",").map(Number);
+        if (n) ctx.lineTo(x, y); else ctx.moveTo(x, y);
+      });
+      ctx.closePath();
+      const fill = shape.getAttribute("fill");
+      ctx.fillStyle = fill && fill !== "none" ? fill : "#fff";
+      ctx.fill(); ctx.stroke();
+    }
+  }
+  // The rectangle: the part of the picture the pane shows, on the overview's scale.
+  function placeLens() {
+    const big = pane.scrollWidth > pane.clientWidth + 1 || pane.scrollHeight > pane.clientHeight + 1;
+    overview.hidden = overviewOff || !big;
+    if (overview.hidden) return;
+    const s = svg.getBoundingClientRect(), p = pane.getBoundingClientRect();
+    const fx = map.width / s.width, fy = map.height / s.height;
+    const left = p.left + pane.clientLeft - s.left, top = p.top + pane.clientTop - s.top;
+    const x0 = Math.max(0, left * fx), x1 = Math.min(map.width, (left + pane.clientWidth) * fx);
+    const y0 = Math.max(0, top * fy), y1 = Math.min(map.height, (top + pane.clientHeight) * fy);
+    Object.assign(lens.style, { left: x0 + "px", top: y0 + "px",
+                                width: Math.max(4, x1 - x0) + "px", height: Math.max(4, y1 - y0) + "px" });
+  }
+  // Scroll the pane so that the point of the overview under the pointer is in its middle.
+  function lookAt(e) {
+    const r = map.getBoundingClientRect(), s = svg.getBoundingClientRect(), p = pane.getBoundingClientRect();
+    const x = s.left + (e.clientX - r.left) / r.width * s.width, y = s.top + (e.clientY - r.top) / r.height * s.height;
+    pane.scrollLeft += x - (p.left + pane.clientLeft + pane.clientWidth / 2);
+    pane.scrollTop += y - (p.top + pane.clientTop + pane.clientHeight / 2);
+  }
+  overview.addEventListener("pointerdown", (e) => {
+    e.preventDefault();
+    overview.setPointerCapture(e.pointerId);
+    lookAt(e);
+  });
+  overview.addEventListener("pointermove", (e) => { if (e.buttons & 1) lookAt(e); });
+  pane.addEventListener("scroll", placeLens, { passive: true });
 
   // Fitted to the pane, but never below the zoom at which the text (11 pt in the SVG, 4/3 px
   // per pt) is 12 px tall: a larger graph opens readable, and scrolls.
@@ -450,7 +511,11 @@
   // The step panel beside the graph, or below it where only that makes the whole graph fit at
   // readable text (a wide graph: the lecture's neuron at 1280×800), or where the window is too
   // narrow for both side by side (a notebook's output); `below` forces one or the other.
+  // The window's size, and whether the page was laid out (the pane measured), when arranged.
+  const arrangedFor = () => `${innerWidth}x${innerHeight} ${pane.offsetWidth > 0}`;
+  let arranged = null;
   function arrange(below) {
+    arranged = arrangedFor();
     const main = document.querySelector("main");
     if (below === undefined) {
       main.classList.remove("mg-below");
@@ -492,7 +557,7 @@
       f: () => go(0), b: () => go(N), "+": () => speed(1), "=": () => speed(1), "-": () => speed(-1),
       "0": () => setZoom(null), u: () => { if (B && view > 0) open(B[view].parent); },
       p: () => arrange(!document.querySelector("main").classList.contains("mg-below")),
-      "/": () => $("find").focus(),
+      "/": () => $("find").focus(), o: () => { overviewOff = !overviewOff; placeLens(); },
     }),
   });
   $("side").addEventListener("click", () => arrange(!document.querySelector("main").classList.contains("mg-below")));
@@ -508,6 +573,11 @@
     $("full").addEventListener("click", () => document.documentElement.requestFullscreen());
     document.addEventListener("fullscreenchange", () => arrange());
   }
+  // A page that changes size lays the graph out again for it, the current step in view. A
+  // notebook's output frame can run this script before the frame is laid out (every box then
+  // measures 0, in the docs' notebook pages about one load in six, and no resize event follows
+  // when it is), and it can be resized by hand. The panel's own moves (p) leave the window alone.
+  new ResizeObserver(() => { if (arrangedFor() !== arranged) arrange(); }).observe(pane);
   $("fwd").addEventListener("click", () => controls.go(0));
   $("bwd").addEventListener("click", () => controls.go(N));
   $("zoomin").addEventListener("click", () => setZoom(zoom * 1.25));

@@ -1,0 +1,132 @@
+"""The explorers embedded in the docs' notebook pages, in a headless Chromium at 1280x800 (issue 35,
+item 1): each opens readable (its graph's text at least 12 px on screen), with the current step in
+view, inside the page's text column (no sideways scroll bar), and offers the whole screen.
+
+The notebook pages that call ``explore`` are built as ``make docs`` builds them (mkdocs-jupyter,
+executed), with the site's theme and stylesheets but no other page, plugin or hook.
+``MICROGRAD_SITE=/path/to/site`` measures a site built by ``make docs`` instead.
+Screenshots go to each test's tmp folder and to /tmp/explorer-shots/."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser_support import chromium, console_errors, needs_browser, screenshot
+
+yaml = pytest.importorskip("yaml", reason="building the pages needs MkDocs (docs extra)")
+pytest.importorskip("mkdocs_jupyter", reason="building the notebook pages needs mkdocs-jupyter (docs extra)")
+from tests.test_docs_browser import ROOT, build_pages  # noqa: E402 - after the skips
+
+pytestmark = needs_browser
+
+# The notebooks whose pages embed an explorer (each calls micrograd.explore in a cell).
+NOTEBOOKS = sorted(
+    str(p.relative_to(ROOT / "docs"))
+    for p in (ROOT / "docs" / "notebooks").glob("*.ipynb")
+    if "explore(" in p.read_text(encoding="utf-8")
+)
+
+# Inside an explorer's frame: the smallest text of the graph on screen (font size times the SVG's
+# scale), whether the current step's picture is inside the graph's pane, and the full-page button.
+MEASURE = """
+const pane = document.getElementById("graph"), svg = pane.querySelector("svg");
+const scale = svg.getScreenCTM().a;
+const sizes = [...svg.querySelectorAll("g.node text")]
+  .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+const cur = svg.querySelector(".mg-current"), p = pane.getBoundingClientRect();
+const b = cur && cur.getBoundingClientRect();
+const inView = !!b && b.left >= p.left - 0.5 && b.right <= p.right + 0.5
+  && b.top >= p.top - 0.5 && b.bottom <= p.bottom + 0.5;
+return {smallest: Math.min(...sizes), texts: sizes.length, inView: inView,
+        current: cur ? cur.querySelector("title").textContent : null,
+        full: !document.getElementById("full").hidden, window: [innerWidth, innerHeight],
+        pane: [p.left, p.top, p.right, p.bottom], box: b && [b.left, b.top, b.right, b.bottom],
+        scroll: [pane.scrollLeft, pane.scrollTop, pane.scrollWidth, pane.scrollHeight]};
+"""
+
+# Outside: each explorer's frame and whether a box around it scrolls sideways.
+FRAMES = """
+return [...document.querySelectorAll("iframe")].map((f) => {
+  let sideways = null;
+  for (let e = f.parentElement; e && e !== document.body; e = e.parentElement)
+    if (e.scrollWidth > e.clientWidth + 1 && ["auto", "scroll"].includes(getComputedStyle(e).overflowX)) {
+      sideways = e.className || e.tagName; break;
+    }
+  const r = f.getBoundingClientRect();
+  const explorer = (f.getAttribute("srcdoc") || "").includes('id="mg-data"');
+  return {explorer: explorer, width: r.width, sideways: sideways};
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    built = os.environ.get("MICROGRAD_SITE")
+    if built:
+        return Path(built)
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    jupyter = [p for p in config["plugins"] if isinstance(p, dict) and "mkdocs-jupyter" in p]
+    assert jupyter, "mkdocs.yml has no mkdocs-jupyter plugin: the notebook pages are not built as measured"
+    # Executed afresh: mkdocs-jupyter's cache is keyed on the notebook alone, not on the explorer's code.
+    jupyter[0]["mkdocs-jupyter"] = {**jupyter[0]["mkdocs-jupyter"], "cache": False}
+    return build_pages(tmp_path_factory.mktemp("notebook-site"), NOTEBOOKS, jupyter)
+
+
+@pytest.fixture(scope="module")
+def laptop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    browser = chromium(tmp_path_factory, size=(1280, 800))
+    metrics = {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    try:
+        yield browser
+    finally:
+        browser.quit()
+
+
+def test_some_notebook_embeds_an_explorer() -> None:
+    assert "notebooks/01_value_and_backprop.ipynb" in NOTEBOOKS
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: Path(p).stem)
+def test_the_embedded_explorers_are_readable_in_the_text_column(
+    site: Path, laptop: Any, notebook: str, tmp_path: Path
+) -> None:
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    console_errors(laptop)
+    laptop.get((site / notebook.replace(".ipynb", ".html")).as_uri())
+    frames = laptop.execute_script(FRAMES)
+    explorers = [k for k, f in enumerate(frames) if f["explorer"]]
+    if not explorers:
+        pytest.skip(f"{notebook}'s page shows no explorer (its explore() cell is an exercise)")
+    for k in explorers:
+        assert frames[k]["sideways"] is None, f"explorer {k}: its output box scrolls sideways: {frames[k]}"
+        frame = laptop.find_elements("tag name", "iframe")[k]
+        laptop.execute_script("arguments[0].scrollIntoView({block: 'center'})", frame)
+        laptop.switch_to.frame(frame)
+        try:
+            WebDriverWait(laptop, 60).until(
+                lambda d: d.execute_script("return document.body.getAttribute('data-mg-ready')") == "1"
+            )
+            # A frame out of view is told its size once it comes into view: the step is brought
+            # into view then, within a rendered frame or two.
+            with contextlib.suppress(TimeoutException):  # the assertion below says what is where
+                WebDriverWait(laptop, 5).until(lambda d: d.execute_script(MEASURE)["inView"])
+            m = laptop.execute_script(MEASURE)
+        finally:
+            laptop.switch_to.default_content()
+        screenshot(laptop, tmp_path, f"docs-{Path(notebook).stem}-explorer-{k}-1280x800")
+        width, smallest = frames[k]["width"], m["smallest"]
+        print(f"\n{notebook} explorer {k}: {width:.0f} px wide, smallest text {smallest:.2f} px")
+        assert m["texts"] > 0
+        assert m["smallest"] >= 12 - 0.01, m  # layout rounds widths to 1/64 px
+        assert m["inView"], f"explorer {k}: the current step is outside the graph's pane: {m}"
+        assert m["full"], "the explorer offers no full page"
+    assert console_errors(laptop) == []
