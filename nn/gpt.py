@@ -520,10 +520,8 @@ class BatchedLoss:
                 batched=True,
                 reduction="sum",
             )
-            # the parameters the eager backward gives a gradient (None: not reached, .grad left alone)
-            loss = self.model.loss([Value(float(i)) for i in example])
-            grads = micrograd.grad(loss, self.params, allow_unused=True)
-            self.reached[length] = np.array([g is not None for g in grads])
+            # the parameters the eager backward gives a gradient (the others' .grad it leaves alone)
+            self.reached[length] = step.reached
             self.traces[length] = step
         return step
 
@@ -550,8 +548,10 @@ class BatchedLoss:
         by_length: dict[int, list[int]] = {}
         for i, d in enumerate(docs):
             by_length.setdefault(len(d), []).append(i)
+        data = None  # the parameters' .data, read once for every length's step
         for length, rows in by_length.items():
             step = self.step_for(length)
+            data = step.param_data() if data is None else data
             ids = np.array([docs[i] for i in rows], dtype=np.float64)
             # A batched step binds its arrays anew for every new batch size (6-10 ms for a GPT's
             # graph), and the count of documents of one length changes from batch to batch: padded
@@ -564,7 +564,7 @@ class BatchedLoss:
             at_width = self.widths.get((length, width))
             if at_width is None:  # (a step of this length's plan with arrays of this width)
                 at_width = self.widths[length, width] = step.clone()
-            got_losses, got_grads = at_width.per_sample(padded)
+            got_losses, got_grads = at_width.per_sample(padded, data=data)
             losses[rows], grads[rows] = got_losses[: len(rows)], got_grads[: len(rows)]
         return losses, grads
 

@@ -45,7 +45,8 @@ class Graph:
     node runs (absent: an ordered sum); ``operands``: its terms; ``rank``: the place of edge
     ``(node, 0)`` in the eager backward's order (edge ``(node, k)``'s is ``rank[node] + k``);
     ``level``: 1 + the deepest operand's;
-    ``needs_grad``: whether a gradient reaches it from a parameter."""
+    ``needs_grad``: whether a gradient reaches it from a parameter; ``reached``: per parameter,
+    whether the loss depends on it (where the eager ``grad(..., allow_unused=True)`` gives a number)."""
 
     trace: Trace
     nodes: list[Value]
@@ -57,6 +58,7 @@ class Graph:
     needs_grad: dict[Value, bool] = field(default_factory=dict)
     param_index: dict[Value, int] = field(default_factory=dict)
     input_index: dict[Value, int] = field(default_factory=dict)
+    reached: list[bool] = field(default_factory=list)
 
     def computed_here(self, v: Value) -> bool:
         """Whether the replay computes ``v`` (else it is read: an input, a parameter, a constant)."""
@@ -93,6 +95,8 @@ def read_graph(trace: Trace) -> Graph:
             live.update(node._prev)
     graph = Graph(trace, [v for v in order if v in live], param_index=param_index)
     graph.input_index = {x: i for i, x in enumerate(trace.inputs)}
+    behind = set(order)  # (every node the eager backward walks, a parameter's own operands too)
+    graph.reached = [p in behind for p in trace.params]
     sums = classify(graph)
     rank_edges(graph)
     fuse_sums(graph, sums)

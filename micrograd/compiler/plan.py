@@ -39,6 +39,7 @@ class Plan:
     prefix_gathers: list[Gather]
     n_contrib: int
     num_nodes: int  # traced nodes the loss depends on
+    reached: list[bool]  # per parameter: whether the loss depends on it
 
     @property
     def levels(self) -> int:
@@ -87,6 +88,7 @@ def make_plan(trace: Trace, batched: bool = False, share: bool = True, layout: b
         [g for _, g in prefix_gathers],
         router.n_contrib,
         len(graph.nodes),
+        graph.reached,
     )
     np = load_numpy()
     with np.errstate(all="ignore"):

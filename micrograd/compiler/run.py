@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import reprlib
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,8 @@ from .trace import as_array
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
+
+    from ..engine import Value
 
     Floats = NDArray[np.float64]
 
@@ -42,6 +44,8 @@ class CompiledStep:
         self.params = tuple(trace.params)
         self.input_shapes: tuple[tuple[int, ...], ...] = tuple(trace.shapes)
         self.num_nodes = plan.num_nodes  # traced nodes the loss depends on
+        # per parameter, whether the loss depends on it: where the eager backward leaves .grad alone
+        self.reached = np.array(plan.reached, dtype=bool)
         self.num_groups = len(plan.groups)  # numpy kernels per forward pass
         self.frozen_values = plan.frozen_values
         self._levels = plan.levels
@@ -51,6 +55,9 @@ class CompiledStep:
         # (a layer's weight gradients as one block), then put in the order of ``params``.
         self._slot_params = layout.slot_params
         self._user_order = np.array([layout.grad_row[p] for p in trace.params], dtype=np.intp)
+        # where each slot's parameter is in ``params`` (data read in that order: ``param_data``)
+        index = {p: i for i, p in enumerate(trace.params)}
+        self._slot_order = np.array([index[p] for p in layout.slot_params], dtype=np.intp)
         self._pack = struct.Struct(f"{self._n_p}d").pack  # (see _param_data)
         self._n_region = layout.n_region
         self._lead_slots = np.array(layout.lead_slots, dtype=np.intp)
@@ -257,14 +264,21 @@ class CompiledStep:
         if n < len(data):
             vals[self._lead_slots] = data[n:]
 
-    def _param_data(self) -> Floats:
-        """The parameters' current ``.data``, read at every call, in the order of their slots: packed
-        as C doubles (a number converts as ``float()`` converts it), in half of ``fromiter``'s time."""
-        data = [p.data for p in self._slot_params]
+    def param_data(self) -> Floats:
+        """The parameters' current ``.data`` in the order of ``params``, as a step reads them: for a
+        caller that runs several steps of the same parameters at once (``per_sample(..., data=)``)."""
+        return self._param_data(self.params)
+
+    def _param_data(self, params: Sequence[Value] | None = None) -> Floats:
+        """The parameters' current ``.data``, read at every call, in the order of their slots (or of
+        ``params``): packed as C doubles (a number converts as ``float()`` converts it), in half of
+        ``fromiter``'s time."""
+        params = self._slot_params if params is None else params
+        data = [p.data for p in params]
         try:
             packed = self._pack(*data)
         except (TypeError, ValueError, OverflowError, struct.error):
-            for p, x in zip(self._slot_params, data):
+            for p, x in zip(params, data):
                 try:
                     struct.pack("d", x)
                 except (TypeError, ValueError, OverflowError, struct.error) as exc:
@@ -285,7 +299,11 @@ class CompiledStep:
         level's gathers, then its groups (a shared group's on one column), then the gathers
         of the parameters' gradients, in the eager order."""
         vals, first = self._vals, self._vals1
-        self._forward_steps = [grp.forward_step(first if grp.shared else vals) for _, grp in self._groups]
+        in_first = self._in_first() if first is not vals else None
+        self._forward_steps = [
+            grp.forward_step(first if grp.shared else vals, None if in_first is None else first, in_first)
+            for _, grp in self._groups
+        ]
         steps: list[Callable[[], None]] = []
         groups = self._groups
         i = len(groups) - 1
@@ -298,6 +316,19 @@ class CompiledStep:
                     steps.append(grp.backward_step())
         steps += [self._gather_step(gather) for gather in (*self._param_gathers, *self._prefix_gathers)]
         self._backward_steps = steps
+
+    def _in_first(self) -> Any:
+        """(batched) Which slots the one-column arrays hold: the parameters, the constants and the
+        values of the groups the samples share."""
+        np = load_numpy()
+        held = np.zeros(len(self._vals), dtype=bool)
+        held[self._n_in : self._n_in + self._n_region] = True
+        held[self._lead_slots] = True
+        held[self._const_rows] = True
+        for _, grp in self._groups:
+            if grp.shared:
+                held[grp.start : grp.stop] = True
+        return held
 
     def _gather_step(self, gather: Gather) -> Callable[[], None]:
         """``gather`` as a step: ``_gather``, or, reading at the source, the op's gradients."""
@@ -445,7 +476,7 @@ class BatchedStep(CompiledStep):
         self.bind((batch,))
         self.batch_size = batch
 
-    def _load(self, inputs: tuple[Any, ...]) -> None:
+    def _load(self, inputs: tuple[Any, ...], data: Floats | None = None) -> None:
         if len(inputs) != len(self.input_shapes):
             raise ValueError(
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
@@ -474,7 +505,7 @@ class BatchedStep(CompiledStep):
         for arr, size in zip(arrays, self._input_sizes):
             vals[at : at + size] = arr.reshape(batch, size).T
             at += size
-        data = self._param_data()[:, None]
+        data = (self._param_data() if data is None else data[self._slot_order])[:, None]
         self._put_params(vals, data)
         self._put_params(self._vals1, data)
 
@@ -500,10 +531,11 @@ class BatchedStep(CompiledStep):
             loss = self._reduce(self._vals[self._root][:, None])
         return float(loss[0]), grads
 
-    def per_sample(self, *inputs: Any) -> tuple[Floats, Floats]:
+    def per_sample(self, *inputs: Any, data: Floats | None = None) -> tuple[Floats, Floats]:
         """Each sample's loss and gradients, not added up: ``(losses, grads)``, arrays of shapes
         ``(batch,)`` and ``(batch, params)``, row ``i`` the eager engine's ``loss.data`` and
-        gradients on sample ``i``, bit for bit (the reduction is not applied).
+        gradients on sample ``i``, bit for bit (the reduction is not applied).  ``data``: the
+        parameters' ``.data`` as ``param_data()`` read them (else read now).
 
         >>> from micrograd import Value, compile
         >>> w = Value(0.5)
@@ -513,7 +545,7 @@ class BatchedStep(CompiledStep):
         ([1.0, 4.0], [[4.0], [16.0]])
         """
         np = load_numpy()
-        self._load(inputs)
+        self._load(inputs, data)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
             self._backward()
