@@ -83,7 +83,9 @@ class Explorer:
     """An explorer page: ``html`` (the whole self-contained page), ``save(path)``, and
     ``_repr_html_`` for Jupyter (the page in an ``<iframe srcdoc>``, ``height`` pixels high)."""
 
-    def __init__(self, page: str, title: str, height: int = 640) -> None:
+    # 760 px: in a notebook the controls and the step panel take about 400 px of the frame; at 640
+    # the graph had some 230 px (the frame can be dragged taller: resize: vertical)
+    def __init__(self, page: str, title: str, height: int = 760) -> None:
         self.html = page
         self.title = title
         self.height = height
