@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from benchmarks.playground_ready import HEADLESS_CHROMIUM
+
 INSTALL = (
     "install it with `bash scripts/install_browser.sh` (Debian's chromium and chromium-driver, selenium)"
 )
@@ -49,15 +51,7 @@ def chromium(
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "chromium"
     for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        *HEADLESS_CHROMIUM,
         f"--window-size={size[0]},{size[1]}",
         f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
         *flags,
