@@ -69,53 +69,15 @@ def dot_block_forward(ctx: Context, block: Any) -> Any:
     numpy calls a term become one, and the group gathers its operands in one ``take``, not one
     per operand (a one-name GPT step: its 14 Dot groups' forward measured 0.32 ms -> 0.15 ms)."""
     n = (len(block) - 1) // 2
-    return dot_terms(ctx, block[0], block[1 : n + 1], block[n + 1 :])
-
-
-def dot_terms(ctx: Context, start: Any, w: Any, x: Any) -> Any:
-    """``start + w0*x0 + w1*x1 + ...`` from the rows ``w`` and ``x`` (either may be one column that
-    every sample shares, broadcast: the same products), added one after another."""
+    w, x = block[1 : n + 1], block[n + 1 :]
     ctx.save_for_backward(w, x)
-    if len(w) == 0:
-        return start.copy()
+    if n == 0:
+        return block[0].copy()
     products = w * x
-    total = start + products[0]
-    for k in range(1, len(w)):
+    total = block[0] + products[0]
+    for k in range(1, n):
         total += products[k]
     return total
-
-
-def dot_weights_shared(ctx: Context, own: Any, common: Any) -> Any:
-    """``dot_block_forward`` with the weights taken from the samples' shared column (a layer's
-    parameters: one number for every sample, broadcast) and ``(start, x0..)`` per sample."""
-    return dot_terms(ctx, own[0], common, own[1:])
-
-
-def dot_inputs_shared(ctx: Context, own: Any, common: Any) -> Any:
-    """``dot_block_forward`` with ``(start, w0..)`` per sample and the inputs shared."""
-    return dot_terms(ctx, own[0], own[1:], common)
-
-
-def pick_values_shared(ctx: Context, own: Any, common: Any) -> Any:
-    """``pick_block_forward`` with the label per sample and the values shared (an embedding's rows)."""
-    return pick_stacked(ctx, own[0], common)
-
-
-def shared_split(fn: type[Function] | None, index: Any, in_first: Any) -> tuple[Any, Any, Rule] | None:
-    """For a block group of a batched step (``index``: its operands' rows), where the operands the
-    samples share are one block that a forward can take from the one-column arrays: the rows to
-    take per sample, the rows to take from the shared column, and the forward; else None."""
-    np = load_numpy()
-    if fn is Pick and len(index) > 1 and in_first[index[1:]].all():
-        return index[:1], index[1:], pick_values_shared
-    n = (len(index) - 1) // 2
-    if fn is not Dot or n == 0:
-        return None
-    if in_first[index[1 : n + 1]].all():
-        return np.concatenate([index[:1], index[n + 1 :]]), index[1 : n + 1], dot_weights_shared
-    if in_first[index[n + 1 :]].all():
-        return index[: n + 1], index[n + 1 :], dot_inputs_shared
-    return None
 
 
 def dot_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._core.context import Context
 from ..engine import Function
 from .errors import HOW_TO_FIX, CompileError, load_numpy
-from .fast import array_rules, block_rules, shared_split
+from .fast import array_rules, block_rules
 
 if TYPE_CHECKING:
     import numpy as np
@@ -146,9 +146,7 @@ class Group:
         self.ctx = ctx
         return out
 
-    def forward_step(
-        self, src: Floats, first: Floats | None = None, in_first: Any = None
-    ) -> Callable[[], None]:
+    def forward_step(self, src: Floats) -> Callable[[], None]:
         """This group's forward, its arrays bound, reading the value rows of ``src``: an op's on its
         operands (views, or gathered into the group's own arrays), or an ordered sum's."""
         np, dest, spread = load_numpy(), self.dest, self.spread
@@ -170,7 +168,7 @@ class Group:
 
             return run_sum
         if self.block is not None:
-            return self.block_step(src, first, in_first)
+            return self.block_step(src)
         call, views = self.call_forward, self.views
         parts = list(zip(views, self.rows, self.scratch))
         on_views = all(view is not None for view in views)
@@ -187,19 +185,11 @@ class Group:
 
         return run_op
 
-    def block_step(
-        self, src: Floats, first: Floats | None = None, in_first: Any = None
-    ) -> Callable[[], None]:
+    def block_step(self, src: Floats) -> Callable[[], None]:
         """The forward of a group whose rules take its operands as one block of rows: every operand
-        taken in one call (a GPT step's Dot groups: one ``take`` where there were 2n+1).  Batched
-        (``first``: the one-column arrays of what the samples share, ``in_first``: which slots
-        they hold), the operands every sample shares, e.g. a layer's weights, are taken once,
-        from ``first``, and broadcast over the samples (``fast.shared_split``)."""
+        taken in one call (a GPT step's Dot groups: one ``take`` where there were 2n+1)."""
         np, dest, spread, forward = load_numpy(), self.dest, self.spread, self.block[0]  # type: ignore[index]
         index = np.stack(self.args)  # (operands, nodes)
-        split = None if first is None or self.shared else shared_split(self.fn, index, in_first)
-        if split is not None:
-            return self.split_step(src, first, *split)  # type: ignore[arg-type]
         block = np.empty((*index.shape, *src.shape[1:]))
         take, needs = src.take, self.needs
 
@@ -212,24 +202,6 @@ class Group:
                 spread[...] = out
 
         return run_block
-
-    def split_step(self, src: Floats, first: Floats, own: Any, common: Any, rule: Any) -> Callable[[], None]:
-        """``block_step``'s forward on the operands of each sample (``own``, rows of ``src``) and
-        those the samples share (``common``, rows of the one-column ``first``)."""
-        dest, spread, needs = self.dest, self.spread, self.needs
-        mine, ours = load_numpy().empty((*own.shape, *src.shape[1:])), load_numpy().empty((*common.shape, 1))
-        take, take_first = src.take, first.take
-
-        def run_split() -> None:
-            take(own, axis=0, out=mine, mode="clip")  # (in range: clip changes nothing)
-            take_first(common, axis=0, out=ours, mode="clip")
-            ctx = self.ctx = Context(needs, ())
-            dest[...] = out = rule(ctx, mine, ours)
-            ctx.output = out
-            if spread is not None:
-                spread[...] = out
-
-        return run_split
 
     def backward_step(self) -> Callable[[], None]:
         """This group's backward, its arrays bound: its gradient rows ``g`` handed to each term

@@ -299,11 +299,7 @@ class CompiledStep:
         level's gathers, then its groups (a shared group's on one column), then the gathers
         of the parameters' gradients, in the eager order."""
         vals, first = self._vals, self._vals1
-        in_first = self._in_first() if first is not vals else None
-        self._forward_steps = [
-            grp.forward_step(first if grp.shared else vals, None if in_first is None else first, in_first)
-            for _, grp in self._groups
-        ]
+        self._forward_steps = [grp.forward_step(first if grp.shared else vals) for _, grp in self._groups]
         steps: list[Callable[[], None]] = []
         groups = self._groups
         i = len(groups) - 1
@@ -316,19 +312,6 @@ class CompiledStep:
                     steps.append(grp.backward_step())
         steps += [self._gather_step(gather) for gather in (*self._param_gathers, *self._prefix_gathers)]
         self._backward_steps = steps
-
-    def _in_first(self) -> Any:
-        """(batched) Which slots the one-column arrays hold: the parameters, the constants and the
-        values of the groups the samples share."""
-        np = load_numpy()
-        held = np.zeros(len(self._vals), dtype=bool)
-        held[self._n_in : self._n_in + self._n_region] = True
-        held[self._lead_slots] = True
-        held[self._const_rows] = True
-        for _, grp in self._groups:
-            if grp.shared:
-                held[grp.start : grp.stop] = True
-        return held
 
     def _gather_step(self, gather: Gather) -> Callable[[], None]:
         """``gather`` as a step: ``_gather``, or, reading at the source, the op's gradients."""
