@@ -46,7 +46,8 @@ class Graph:
     ``(node, 0)`` in the eager backward's order (edge ``(node, k)``'s is ``rank[node] + k``);
     ``level``: 1 + the deepest operand's;
     ``needs_grad``: whether a gradient reaches it from a parameter; ``reached``: per parameter,
-    whether the loss depends on it (where the eager ``grad(..., allow_unused=True)`` gives a number)."""
+    whether the loss's graph holds it (the eager backward walks it: where every path carries a
+    gradient, as in ``nn.GPT``'s loss, exactly where ``grad(..., allow_unused=True)`` gives a number)."""
 
     trace: Trace
     nodes: list[Value]

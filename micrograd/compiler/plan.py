@@ -39,7 +39,7 @@ class Plan:
     prefix_gathers: list[Gather]
     n_contrib: int
     num_nodes: int  # traced nodes the loss depends on
-    reached: list[bool]  # per parameter: whether the loss depends on it
+    reached: list[bool]  # per parameter: whether the loss's graph holds it (Graph.reached)
 
     @property
     def levels(self) -> int:

@@ -44,7 +44,7 @@ class CompiledStep:
         self.params = tuple(trace.params)
         self.input_shapes: tuple[tuple[int, ...], ...] = tuple(trace.shapes)
         self.num_nodes = plan.num_nodes  # traced nodes the loss depends on
-        # per parameter, whether the loss depends on it: where the eager backward leaves .grad alone
+        # per parameter, whether the loss's graph holds it (False: the eager backward leaves its .grad alone)
         self.reached = np.array(plan.reached, dtype=bool)
         self.num_groups = len(plan.groups)  # numpy kernels per forward pass
         self.frozen_values = plan.frozen_values
