@@ -13,19 +13,19 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser_support import chromium, console_errors, needs_browser, screenshot
+from tests.browser_support import browser, console_errors, needs_browser, screenshot
 
 yaml = pytest.importorskip("yaml", reason="building the pages needs MkDocs (docs extra)")
 pytest.importorskip("mkdocs", reason="building the pages needs MkDocs (docs extra)")
 pytest.importorskip("material", reason="building the pages needs mkdocs-material (docs extra)")
 
 pytestmark = needs_browser
+__all__ = ["browser"]  # the fixture, imported for the tests of this module
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -101,15 +101,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return Path(built) if built else build_pages(tmp_path_factory.mktemp("docs-site"))
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    browser = chromium(tmp_path_factory)
-    try:
-        yield browser
-    finally:
-        browser.quit()
-
-
 def test_the_pages_are_built_with_the_sites_stylesheet(site: Path) -> None:
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     assert config.get("extra_css"), "mkdocs.yml names no extra_css: the rules measured below are not there"
@@ -120,18 +111,18 @@ def test_the_pages_are_built_with_the_sites_stylesheet(site: Path) -> None:
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=str)
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: Path(p).stem)
 def test_code_and_tables_stay_inside_the_page(
-    site: Path, driver: Any, page: str, viewport: str, tmp_path: Path
+    site: Path, browser: Any, page: str, viewport: str, tmp_path: Path
 ) -> None:
     width, height = VIEWPORTS[viewport]
     # The device metrics, not the window size: a window cannot be made as narrow as a phone.
-    driver.execute_cdp_cmd(
+    browser.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride",
         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": viewport == "phone"},
     )
-    console_errors(driver)  # forget the earlier pages' messages
-    driver.get((site / page.replace(".md", ".html")).as_uri())
-    got = driver.execute_script(MEASURE)
-    screenshot(driver, tmp_path, f"docs-{Path(page).stem}-{viewport}")
+    console_errors(browser)  # forget the earlier pages' messages
+    browser.get((site / page.replace(".md", ".html")).as_uri())
+    got = browser.execute_script(MEASURE)
+    screenshot(browser, tmp_path, f"docs-{Path(page).stem}-{viewport}")
     assert got["viewport"] == width
     assert got["count"] > 0
     assert got["outside"] == [], got
@@ -140,4 +131,4 @@ def test_code_and_tables_stay_inside_the_page(
     assert got["edge"] <= got["viewport"], got
     # Opened from the file system with no network, as a built site is: nothing fails to load (the
     # header's repository link asks GitHub for nothing: docs/overrides/partials/source.html).
-    assert console_errors(driver) == []
+    assert console_errors(browser) == []
