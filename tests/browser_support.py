@@ -6,6 +6,7 @@ tests skip, saying what is missing and how to install it."""
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,18 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def console_errors(driver: Any) -> list[str]:
     """The browser console's errors (and warnings) since the last call."""
     return [e["message"] for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+
+
+def shot(driver: Any, folder: Path, name: str, scroll_to: str | None = None) -> Path:
+    """Save a PNG of the page as ``folder``/``name``.png, first scrolled to the element of id
+    ``scroll_to`` (if given) and left a moment to settle."""
+    if scroll_to is not None:
+        driver.execute_script(f"document.getElementById({scroll_to!r}).scrollIntoView()")
+        time.sleep(0.3)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    driver.save_screenshot(str(path))
+    return path
 
 
 def screenshot(driver: Any, folder: Path, name: str) -> Path:

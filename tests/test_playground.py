@@ -38,6 +38,7 @@ from typing import Any
 
 import pytest
 
+from tests import browser_support
 from tests.browser_support import MISSING, chromium, needs_browser
 
 pytestmark = [needs_browser]
@@ -142,13 +143,7 @@ def errors(d: Any) -> list[str]:
 
 
 def shot(d: Any, name: str, scroll_to: str | None = None) -> Path:
-    if scroll_to is not None:
-        d.execute_script(f"document.getElementById({scroll_to!r}).scrollIntoView()")
-        time.sleep(0.2)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    d.save_screenshot(str(path))
-    return path
+    return browser_support.shot(d, SHOTS, name, scroll_to)
 
 
 def wait(d: Any, script: str, timeout: float = LOAD_TIMEOUT) -> Any:

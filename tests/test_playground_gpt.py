@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from tests import browser_support
 from tests.browser_support import MISSING, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -212,13 +213,7 @@ def text(d: Any, element_id: str) -> str:
 
 
 def shot(d: Any, name: str, scroll_to: str | None = None) -> Path:
-    if scroll_to is not None:
-        d.execute_script(f"document.getElementById({scroll_to!r}).scrollIntoView()")
-        time.sleep(0.3)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"gpt-{name}.png"
-    d.save_screenshot(str(path))
-    return path
+    return browser_support.shot(d, SHOTS, f"gpt-{name}", scroll_to)
 
 
 def pause(d: Any) -> dict[str, Any]:
