@@ -495,8 +495,7 @@ def test_the_training_tab_draws_every_neuron_and_both_losses(page: Any, server: 
     for cell in ("loss", "test-loss", "accuracy", "test-accuracy"):
         assert text(page, cell) not in ("", "–"), cell
     assert float(text(page, "test-loss")) == pytest.approx(last["loss"][1], abs=1e-4)
-    page.execute_script("document.getElementById('train-section').scrollIntoView()")
-    shot(page, "training-start")
+    shot(page, "training-start", scroll_to="train-section")
     assert errors(page) == []
     network(page)
 
@@ -573,8 +572,7 @@ def test_a_2_8_8_1_net_trains_live_and_its_rate_is_measured(page: Any, server: S
     assert curve[0][0] == 0 and curve[-1][0] == last["steps"] >= 10
     assert curve[-1][1] < curve[0][1]  # the training loss fell
     assert text(page, "sps") not in ("", "–")
-    page.execute_script("document.getElementById('train-section').scrollIntoView()")
-    shot(page, "training-trained")
+    shot(page, "training-trained", scroll_to="train-section")
     full = choose(page, "batch-size", "0")  # the whole training set (100 points) a step
     assert full["state"]["batch_size"] == 0 and full["steps"] == last["steps"]  # the training goes on
     full_rate, _ = measure(page, 5)
@@ -639,8 +637,7 @@ def test_controls_change_the_network_and_restart_the_loss_curve(page: Any, serve
         assert str(last["state"][key]) == value and last["steps"] == 1
     last = click(page, "#step")
     assert last["steps"] == 2
-    page.execute_script("document.getElementById('train-section').scrollIntoView()")
-    shot(page, "training-controls")
+    shot(page, "training-controls", scroll_to="train-section")
     assert errors(page) == []
     network(page)
 
