@@ -244,6 +244,13 @@ class GPT(Module):
     def loss(self, tokens: Sequence[Token]) -> Value:
         """microgpt's loss on a document ``tokens`` (``[BOS] + ids + [BOS]``): the mean over its
         positions of ``-log softmax(logits)[next token]``."""
+        losses = self.position_losses(tokens)
+        loss = micrograd.sum(losses) * (1.0 / len(losses))
+        loss.label = "loss"  # what explain, draw_dot and explore call it (a label set later wins)
+        return loss
+
+    def position_losses(self, tokens: Sequence[Token]) -> list[Value]:
+        """The terms of ``loss(tokens)``: at each position, ``-log softmax(logits)[next token]``."""
         self._check_length(tokens, self.block_size + 1, "a document")
         if len(tokens) < 2:
             raise ValueError(f"a document needs at least 2 tokens (an input and its next), got {len(tokens)}")
@@ -257,9 +264,7 @@ class GPT(Module):
                 probs = softmax(logits)
                 picked = Pick.apply(target, *probs) if isinstance(target, Value) else probs[int(target)]
                 losses.append(-picked.log())
-        loss = micrograd.sum(losses) * (1.0 / len(losses))
-        loss.label = "loss"  # what explain, draw_dot and explore call it (a label set later wins)
-        return loss
+        return losses
 
     @overload
     def compile_loss(self, batched: Literal[False] = False) -> CompiledLoss: ...
@@ -279,7 +284,7 @@ class GPT(Module):
         True
 
         With ``batched=True`` (a ``BatchedLoss``), ``step.backward(docs)`` takes a list of
-        documents of any lengths, runs the documents of each length together, and leaves in
+        documents of any lengths, runs them together (one trace per longest length), and leaves in
         ``.grad`` what the eager loop ``for d in docs: model.loss(d).backward()`` leaves, bit
         for bit; it returns the documents' losses, in order.
 
@@ -481,16 +486,17 @@ class CompiledLoss:
 
 class BatchedLoss:
     """``GPT.compile_loss(batched=True)``: the model's loss on a batch of documents, replayed with
-    numpy, the documents of one length at a time (``micrograd.compile(..., batched=True)``, a
-    trace per document length, made on first use, then kept).
+    numpy, all of them at once (``micrograd.compile(..., batched=True, ragged=True)``: a trace at
+    the batch's longest length, made on first use, then kept; each document cut to its own length).
 
     ``step(docs)`` returns ``(losses, grads)``: each document's loss, in order, and what the eager
     loop ``for d in docs: model.loss(d).backward()`` would leave in the parameters' ``.grad`` from
     zero (one number per parameter, in ``model.parameters()`` order); ``step.backward(docs)``
     leaves that in ``.grad`` from whatever it holds and returns the losses.  Bit for bit: each
-    document's gradients are the eager engine's on its ids as Values, and they are added into
-    ``.grad`` one document after another, as ``backward()`` adds them (a parameter a document
-    does not reach, a position past its end, is left alone).
+    document's gradients are the eager engine's on its ids as Values (its positions are the
+    first of the longer trace's, the rest cut away: ``micrograd.compiler.ragged``), and they are
+    added into ``.grad`` one document after another, as ``backward()`` adds them (a parameter a
+    document does not reach, a position past its end, is left alone).
 
     >>> model = GPT(3, block_size=4, n_embd=4, n_head=2, seed=0)
     >>> losses, grads = model.compile_loss(batched=True)([[2, 0, 2], [2, 1, 0, 2]])
@@ -501,29 +507,25 @@ class BatchedLoss:
     def __init__(self, model: GPT) -> None:
         self.model = model
         self.params = model.parameters()
-        self.traces: dict[int, Any] = {}  # document length -> the batched step
-        self.reached: dict[int, Any] = {}  # document length -> which parameters it gives a gradient
+        self.traces: dict[int, Any] = {}  # the longest document's length -> the ragged step
         self.widths: dict[tuple[int, int], Any] = {}  # (length, padded count) -> the step's clone
 
     def step_for(self, length: int) -> Any:
-        """The batched step for documents of ``length`` tokens (traced now if new)."""
+        """The ragged step for documents of up to ``length`` tokens (traced now if new)."""
         import numpy as np
 
         step = self.traces.get(length)
         if step is None:
-            example = [self.model.vocab_size - 1] * length
-            ids = np.array(example, dtype=np.float64)
-            step = micrograd.compile(
-                lambda xs: self.model.loss(list(xs)),
-                (ids,),
-                params=self.params,
-                batched=True,
-                reduction="sum",
+            ids = np.array([self.model.vocab_size - 1] * length, dtype=np.float64)
+            step = self.traces[length] = micrograd.compile(
+                self._loss_and_parts, (ids, 1.0), self.params, batched=True, reduction="sum", ragged=True
             )
-            # the parameters the eager backward gives a gradient (the others' .grad it leaves alone)
-            self.reached[length] = step.reached
-            self.traces[length] = step
         return step
+
+    def _loss_and_parts(self, ids: Sequence[Value], scale: Value) -> tuple[Value, list[Value]]:
+        """``model.loss(ids)`` with its ``1 / len`` as an input (a document's own), and its terms."""
+        parts = self.model.position_losses(list(ids))
+        return micrograd.sum(parts) * scale, parts
 
     def _check(self, docs: Sequence[Sequence[int]]) -> list[Sequence[int]]:
         if not isinstance(docs, Sequence) or isinstance(docs, str) or not docs:
@@ -538,48 +540,40 @@ class BatchedLoss:
                 self.model._check_token(t)
         return list(docs)
 
-    def per_document(self, docs: Sequence[Sequence[int]]) -> tuple[Any, Any]:
-        """Each document's loss and gradients: arrays ``(n_docs,)`` and ``(n_docs, n_params)``."""
+    def per_document(self, docs: Sequence[Sequence[int]]) -> tuple[Any, Any, Any]:
+        """Each document's loss, gradients, and which parameters its graph holds: arrays
+        ``(n_docs,)``, ``(n_docs, n_params)`` and ``(n_docs, n_params)`` (booleans)."""
         import numpy as np
 
         docs = self._check(docs)
-        losses = np.empty(len(docs))
-        grads = np.empty((len(docs), len(self.params)))
-        by_length: dict[int, list[int]] = {}
-        for i, d in enumerate(docs):
-            by_length.setdefault(len(d), []).append(i)
-        data = None  # the parameters' .data, read once for every length's step
-        for length, rows in by_length.items():
-            step = self.step_for(length)
-            data = step.param_data() if data is None else data
-            ids = np.array([docs[i] for i in rows], dtype=np.float64)
-            # A batched step binds its arrays anew for every new batch size (6-10 ms for a GPT's
-            # graph), and the count of documents of one length changes from batch to batch: padded
-            # with copies of the first to a power of two, each width run by a clone of the length's
-            # step with arrays of its own, a length binds at most five widths for batches up to 16.
-            # Each document's numbers do not depend on the others in the batch, so the padding's
-            # rows are dropped (16 names a step, interleaved A/B against main: 0.45-0.55 of the time).
-            width = 1 << (len(rows) - 1).bit_length()
-            padded = np.concatenate([ids, np.repeat(ids[:1], width - len(rows), axis=0)])
-            at_width = self.widths.get((length, width))
-            if at_width is None:  # (a step of this length's plan with arrays of this width)
-                at_width = self.widths[length, width] = step.clone()
-            got_losses, got_grads = at_width.per_sample(padded, data=data)
-            losses[rows], grads[rows] = got_losses[: len(rows)], got_grads[: len(rows)]
-        return losses, grads
+        longest = max(map(len, docs))
+        step = self.step_for(longest)
+        # Padded to a power of two with copies of the first document: a step binds its arrays anew
+        # for every new batch size (6-10 ms for a GPT's graph), so each width has a clone of the
+        # step with arrays of its own; the padding's rows are dropped.  Each document is padded to
+        # the longest with copies of its last token, positions its own graph does not have.
+        width = 1 << (len(docs) - 1).bit_length()
+        rows = [*docs, *[docs[0]] * (width - len(docs))]
+        ids = np.array([[*d, *[d[-1]] * (longest - len(d))] for d in rows], dtype=np.float64)
+        sizes = np.array([len(d) - 1 for d in rows])
+        at_width = self.widths.get((longest, width))
+        if at_width is None:
+            at_width = self.widths[longest, width] = step.clone()
+        losses, grads = at_width.per_sample(ids, 1.0 / sizes, data=step.param_data(), sizes=sizes)
+        n = len(docs)
+        return losses[:n], grads[:n], at_width.reached_by(sizes[:n])
 
     def __call__(self, docs: Sequence[Sequence[int]]) -> tuple[list[float], Any]:
         import numpy as np
 
-        losses, grads = self.per_document(docs)
-        reached = [self.reached[len(d)] for d in docs]
+        losses, grads, reached = self.per_document(docs)
         n = len(self.params)
-        acc, _ = accumulate_rows(np.zeros(n), np.zeros(n, dtype=bool), grads, reached)
+        acc, _ = accumulate_rows(np.zeros(n), np.zeros(n, dtype=bool), grads, list(reached))
         return losses.tolist(), acc
 
     def backward(self, docs: Sequence[Sequence[int]]) -> list[float]:
         """Add the documents' gradients into ``.grad``, as the eager loop does; their losses, in order."""
-        losses, grads = self.per_document(docs)
-        add_rows_into_grad(self.params, grads, [self.reached[len(d)] for d in docs])
+        losses, grads, reached = self.per_document(docs)
+        add_rows_into_grad(self.params, grads, list(reached))
         out: list[float] = losses.tolist()
         return out

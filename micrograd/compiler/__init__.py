@@ -59,7 +59,8 @@ from __future__ import annotations
 
 import gc
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from ..engine import Value
@@ -84,11 +85,12 @@ class FrozenParametersWarning(UserWarning):
 
 
 def compile(  # noqa: A001 - micrograd.compile, as torch.compile
-    fn: Callable[..., Value],
+    fn: Callable[..., Value] | Callable[..., tuple[Value, Sequence[Value]]],
     example_inputs: Any,
     params: Iterable[Value] = (),
     batched: bool = False,
     reduction: str = "mean",
+    ragged: bool = False,
 ) -> CompiledStep:
     """Trace ``fn`` once on ``example_inputs`` and return a step that replays it with numpy.
 
@@ -127,23 +129,52 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     >>> loss, grads = step([3.0, 1.0], [0.0, 0.0])     # mean of 1.5**2 and 0.5**2; of 9 and 1
     >>> loss, grads.tolist()
     (1.25, [5.0])
+
+    With ``ragged=True`` as well, the samples may be of different sizes, as documents
+    of different lengths are: ``fn`` returns ``(loss, parts)``, the loss and the Values
+    it adds up, traced at the largest size, and each call takes ``sizes=``, the parts
+    each sample keeps; its numbers are those of its smaller graph, bit for bit
+    (``micrograd.compiler.ragged``).
     """
     args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
-    check_options(fn, args, batched, reduction)
-    traced = trace(fn, args, params)
-    step = plan_and_bind(traced, batched, reduction)
+    check_options(fn, args, batched, reduction, ragged)
+    parts: list[Any] = []
+    traced = trace(partial(loss_and_parts, fn, parts) if ragged else fn, args, params)  # type: ignore[arg-type]
+    step = plan_and_bind(traced, batched, reduction, parts if ragged else None)
     if not traced.params and step.frozen_values:
-        warnings.warn(
-            f"compile() got no params, but the loss reads {step.frozen_values} Value(s) made outside the "
-            "traced function (a model's weights?): they are frozen at their traced values and get no "
-            "gradients, so training would not move them. Pass params=model.parameters()",
-            FrozenParametersWarning,
-            stacklevel=2,
-        )
+        warn_frozen(step.frozen_values)
     return step
 
 
-def plan_and_bind(traced: Trace, batched: bool, reduction: str) -> CompiledStep:
+def warn_frozen(count: int) -> None:
+    """``FrozenParametersWarning``, at the line that called ``compile``."""
+    warnings.warn(
+        f"compile() got no params, but the loss reads {count} Value(s) made outside the "
+        "traced function (a model's weights?): they are frozen at their traced values and get no "
+        "gradients, so training would not move them. Pass params=model.parameters()",
+        FrozenParametersWarning,
+        stacklevel=3,
+    )
+
+
+def loss_and_parts(fn: Callable[..., Any], parts: list[Any], *args: Any) -> Value:
+    """A ragged loss function's loss; its parts go into ``parts`` (checked: a list of Values)."""
+    out = fn(*args)
+    if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], (list, tuple))):
+        raise TypeError(
+            "compile(..., ragged=True) needs fn to return (loss, parts): the loss and the list of Values "
+            f"it adds up; got {type(out).__name__}"
+        )
+    loss, got = out
+    if not got or not all(isinstance(p, Value) for p in got):
+        raise TypeError("compile(..., ragged=True): the parts fn returns must be a non-empty list of Values")
+    parts.extend(got)
+    return loss  # type: ignore[no-any-return]
+
+
+def plan_and_bind(
+    traced: Trace, batched: bool, reduction: str, parts: list[Value] | None = None
+) -> CompiledStep:
     """The step of ``traced``: its plan, bound to its arrays, with Python's collector paused.
 
     The plan and the step's arrays make no reference cycles, only many small dicts, lists and
@@ -154,13 +185,15 @@ def plan_and_bind(traced: Trace, batched: bool, reduction: str) -> CompiledStep:
     gc.disable()
     try:
         plan = make_plan(traced, batched=batched)
-        return BatchedStep(plan, reduction) if batched else CompiledStep(plan)
+        return BatchedStep(plan, reduction, parts) if batched else CompiledStep(plan)
     finally:
         if collecting:
             gc.enable()
 
 
-def check_options(fn: object, args: tuple[Any, ...], batched: object, reduction: object) -> None:
+def check_options(
+    fn: object, args: tuple[Any, ...], batched: object, reduction: object, ragged: object = False
+) -> None:
     """A TypeError or ValueError that says what to pass, for options ``compile`` cannot take."""
     if not callable(fn):
         raise TypeError(f"compile() needs a function to trace, got {type(fn).__name__}")
@@ -175,3 +208,7 @@ def check_options(fn: object, args: tuple[Any, ...], batched: object, reduction:
         )
     if batched and not args:
         raise ValueError("compile(batched=True) needs at least one input to carry the batch axis")
+    if not isinstance(ragged, bool):
+        raise TypeError(f"compile(ragged=...) must be True or False, got {type(ragged).__name__}")
+    if ragged and not batched:
+        raise ValueError("compile(ragged=True) cuts a batch's samples to their sizes: it needs batched=True")

@@ -74,6 +74,7 @@ class Group:
         "g",
         "into",
         "kept",
+        "mask",
         "narrow",
         "needs",
         "plain",
@@ -126,6 +127,9 @@ class Group:
         # as whole rows (read by per-sample ops), and contributions the same for every sample
         self.shared = self.narrow = False
         self.wide = True
+        # (a ragged step's ordered sum, see ragged.py) per call: the terms, (terms, nodes, batch),
+        # that are not in their sample's graph, read as -0.0 (which adds nothing); else None
+        self.mask: Any = None
 
     def call_forward(self, operands: Sequence[Any]) -> Any:
         """The op's own forward on arrays of operands (one element per node of the group)."""
@@ -157,6 +161,8 @@ class Group:
 
             def run_sum() -> None:
                 terms = view if view is not None else take(idx, axis=0, out=buf, mode="clip")
+                if self.mask is not None:  # (a ragged step's: the terms it gathers, never a view)
+                    np.copyto(terms, -0.0, where=self.mask)
                 if signs is not None:
                     terms *= signs
                 if flat is not None:  # added up right into the value rows
@@ -278,6 +284,7 @@ class Gather:
         "flat",
         "into",
         "lead",
+        "mask",
         "scratch",
         "shared",
         "slots",
@@ -311,6 +318,9 @@ class Gather:
         # (its group, the index of that gradient, the slots counted from its first); see
         # run.read_at_source
         self.source: Source | None = None
+        # (a ragged step's, see ragged.py) per call: the contributions, (uses, nodes, batch), from
+        # nodes not in their sample's graph, read as -0.0 (which adds nothing); else None
+        self.mask: Any = None
 
 
 class Source(NamedTuple):
@@ -347,6 +357,8 @@ def sum_uses(np: Any, gather: Gather, src: Floats, slots: Indices) -> None:
     """A gather's one reduction: the contributions at ``slots`` (uses, nodes) of ``src``, taken
     into the gather's own array, each node's added first to last into its rows of ``dest``."""
     (u, k), terms = slots.shape, src.take(slots, axis=0, out=gather.scratch, mode="clip")
+    if gather.mask is not None:
+        np.copyto(terms, -0.0, where=gather.mask)
     if gather.flat is not None:
         ordered_sum(np, terms.reshape(u, -1), gather.flat)
     else:

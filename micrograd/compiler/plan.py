@@ -11,12 +11,12 @@ time, with a ``CompileError`` that says how to fix it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..engine import Value, vjp
 from .batching import Sharing, shared_by_all_samples
 from .errors import HOW_TO_FIX, CompileError, load_numpy
-from .graph import read_graph
+from .graph import Graph, read_graph
 from .grouping import group_nodes
 from .groups import Gather, Group
 from .routes import Router
@@ -40,6 +40,11 @@ class Plan:
     n_contrib: int
     num_nodes: int  # traced nodes the loss depends on
     reached: list[bool]  # per parameter: whether the loss's graph holds it (Graph.reached)
+    # what ragged.py reads to cut a sample's graph: the graph, each gathered edge's contribution
+    # slot (by rank) and the parameters whose last contribution goes straight in (Router's)
+    graph: Graph | None = None
+    edge_slot: dict[int, int] = field(default_factory=dict)
+    prefixed: list[Value] = field(default_factory=list)
 
     @property
     def levels(self) -> int:
@@ -89,6 +94,9 @@ def make_plan(trace: Trace, batched: bool = False, share: bool = True, layout: b
         router.n_contrib,
         len(graph.nodes),
         graph.reached,
+        graph,
+        router.edge_slot,
+        router.prefixed,
     )
     np = load_numpy()
     with np.errstate(all="ignore"):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import load_numpy
 from .groups import CONTRIB, G_FIRST, Gather, Source, Target, as_block, ordered_sum, sum_uses, write_to
 from .plan import Plan
+from .ragged import Cuts
 from .trace import as_array
 
 if TYPE_CHECKING:
@@ -118,16 +119,17 @@ class CompiledStep:
         # (batched) added to every sample's parameter gradients; -0.0 adds nothing, signed zeros included
         self._prefix: Floats = np.full((self._n_p, 1), -0.0)
         self._bind_backward(tail)
-        gathers = [
-            *self._param_gathers,
-            *self._prefix_gathers,
-            *(g for gs in self._gathers.values() for g in gs),
-        ]
+        gathers = self._all_gathers()
         for gather in gathers:
             self._bind_gather(gather, tail)
         self._read_at_source(gathers)
         self._merge_block_writes()
         self._programs()
+
+    def _all_gathers(self) -> list[Gather]:
+        """Every gather of the plan, in one fixed order (a clone's copies in the same order)."""
+        levels = (g for gs in self._gathers.values() for g in gs)
+        return [*self._param_gathers, *self._prefix_gathers, *levels]
 
     def _bind_forward(self, tail: tuple[int, ...]) -> None:
         """Each group's operands: views of the value arrays where consecutive, else scratch arrays
@@ -412,12 +414,35 @@ class BatchedStep(CompiledStep):
     by the batch size.  A new batch size reallocates the arrays, nothing more.
     """
 
-    def __init__(self, plan: Plan, reduction: str = "mean") -> None:
+    def __init__(self, plan: Plan, reduction: str = "mean", parts: Sequence[Value] | None = None) -> None:
         super().__init__(plan)
         self.reduction = reduction
         self._constant_data = self._vals[self._const_rows].copy()
         self._slots, self._n_contrib = len(self._vals), len(self._contrib)
         self.batch_size = 0  # of the last call: the arrays' width
+        # (ragged, see ragged.py) what cuts a sample's graph to its size, and per call, the
+        # parameters each sample's graph does not read (in the layout's order), or None
+        self._cuts = None if parts is None else Cuts(plan, self._group_list(), self._all_gathers(), parts)
+        self._cut_off: Any = None
+        if self._cuts is not None:
+            for at, _ in self._cuts.sums:  # (gathered into arrays of their own, which the masks write)
+                grp = self._group_list()[at]
+                grp.rows = grp.args
+
+    @property
+    def parts(self) -> int:
+        """(A ragged step) the traced loss's count of parts, the most a sample keeps; 0: not ragged."""
+        return 0 if self._cuts is None else self._cuts.n_parts
+
+    def _group_list(self) -> list[Any]:
+        return [grp for _, grp in self._groups]
+
+    def reached_by(self, sizes: Any) -> Any:
+        """(A ragged step) per sample of ``sizes`` parts and per parameter (in the order of
+        ``params``), whether the sample's graph holds the parameter: ``(batch, params)`` booleans."""
+        if self._cuts is None:
+            raise TypeError("reached_by() is a ragged step's (compile(..., batched=True, ragged=True))")
+        return self._cuts.reached(self._check_sizes(sizes, -1)) & self.reached[None, :]
 
     def __repr__(self) -> str:
         return (
@@ -459,7 +484,22 @@ class BatchedStep(CompiledStep):
         self.bind((batch,))
         self.batch_size = batch
 
-    def _load(self, inputs: tuple[Any, ...], data: Floats | None = None) -> None:
+    def _check_sizes(self, sizes: Any, batch: int) -> Any:
+        """``sizes`` as an array of ints, one per sample, each from 1 to ``parts``; or an error."""
+        np = load_numpy()
+        arr = np.asarray(sizes)
+        if arr.ndim != 1 or (batch >= 0 and len(arr) != batch) or arr.dtype.kind not in "iu":
+            raise ValueError(
+                f"sizes must be a list of ints, one per sample ({batch if batch >= 0 else 'the batch'}), "
+                f"got {sizes!r}"
+            )
+        if len(arr) and (arr.min() < 1 or arr.max() > self.parts):
+            raise ValueError(f"sizes must be from 1 to the traced loss's {self.parts} parts, got {sizes!r}")
+        return arr.astype(np.intp)
+
+    def _load(self, inputs: tuple[Any, ...], data: Floats | None = None, sizes: Any = None) -> None:
+        if sizes is not None and self._cuts is None:
+            raise TypeError("sizes= is a ragged step's: compile(..., batched=True, ragged=True)")
         if len(inputs) != len(self.input_shapes):
             raise ValueError(
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
@@ -484,6 +524,8 @@ class BatchedStep(CompiledStep):
         if batch == 0:
             raise ValueError("the batch is empty (0 samples); give at least one sample")
         self._allocate(batch)
+        if self._cuts is not None:
+            self._cut_sizes(None if sizes is None else self._check_sizes(sizes, batch))
         vals, at = self._vals, 0
         for arr, size in zip(arrays, self._input_sizes):
             vals[at : at + size] = arr.reshape(batch, size).T
@@ -492,33 +534,56 @@ class BatchedStep(CompiledStep):
         self._put_params(vals, data)
         self._put_params(self._vals1, data)
 
+    def _cut_sizes(self, sizes: Any) -> None:
+        """The masks for samples of ``sizes`` parts (None: all whole), and which parameters they cut off."""
+        np = load_numpy()
+        assert self._cuts is not None
+        self._cuts.apply(self._group_list(), self._all_gathers(), sizes)
+        self._cut_off = None
+        if sizes is not None:
+            off = ~self._cuts.reached(sizes)
+            self._cut_off = np.empty_like(off)
+            self._cut_off[:, self._user_order] = off  # (in the layout's order, as _by_sample)
+
+    def _sample_grads(self) -> Floats:
+        """The gradients, one row per sample (the prefixes added); a parameter a sample's graph
+        does not read gets -0.0 there, which adds nothing."""
+        np = load_numpy()
+        by_sample = self._by_sample
+        if self._prefix_gathers:
+            by_sample = by_sample + self._prefix[:, 0]
+        if self._cut_off is not None:
+            by_sample = np.where(self._cut_off, -0.0, by_sample)
+        return by_sample
+
     def _reduce(self, per_sample: Floats) -> Floats:
         """Rows of ``per_sample`` (one per sample) added first to last, then the reduction."""
         np = load_numpy()
         total = ordered_sum(np, per_sample) if per_sample.shape[1] else np.zeros(0)
         return total / self.batch_size if self.reduction == "mean" else total
 
-    def __call__(self, *inputs: Any) -> tuple[float, Floats]:
+    def __call__(self, *inputs: Any, sizes: Any = None) -> tuple[float, Floats]:
         """Forward and backward over a batch (each input with a leading batch axis) for the
         parameters' current ``.data``: ``(loss, grads)``, the mean (``reduction="mean"``)
-        or sum over the samples of the loss and of each parameter's gradient."""
+        or sum over the samples of the loss and of each parameter's gradient.  (Ragged:
+        ``sizes``, the parts each sample keeps; None: all.)"""
         np = load_numpy()
-        self._load(inputs)
+        self._load(inputs, sizes=sizes)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
             self._backward()
-            by_sample = self._by_sample  # the gradients, one row per sample
-            if self._prefix_gathers:
-                by_sample += self._prefix[:, 0]
-            grads = self._reduce(by_sample)[self._user_order]
+            grads = self._reduce(self._sample_grads())[self._user_order]
             loss = self._reduce(self._vals[self._root][:, None])
         return float(loss[0]), grads
 
-    def per_sample(self, *inputs: Any, data: Floats | None = None) -> tuple[Floats, Floats]:
+    def per_sample(
+        self, *inputs: Any, data: Floats | None = None, sizes: Any = None
+    ) -> tuple[Floats, Floats]:
         """Each sample's loss and gradients, not added up: ``(losses, grads)``, arrays of shapes
         ``(batch,)`` and ``(batch, params)``, row ``i`` the eager engine's ``loss.data`` and
         gradients on sample ``i``, bit for bit (the reduction is not applied).  ``data``: the
-        parameters' ``.data`` as ``param_data()`` read them (else read now).
+        parameters' ``.data`` as ``param_data()`` read them (else read now).  ``sizes`` (a ragged
+        step's): the parts each sample keeps; a parameter its graph does not read gets -0.0.
 
         >>> from micrograd import Value, compile
         >>> w = Value(0.5)
@@ -528,19 +593,16 @@ class BatchedStep(CompiledStep):
         ([1.0, 4.0], [[4.0], [16.0]])
         """
         np = load_numpy()
-        self._load(inputs, data)
+        self._load(inputs, data, sizes)
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
             self._backward()
-            by_sample = self._by_sample  # the gradients, one row per sample
-            if self._prefix_gathers:
-                by_sample = by_sample + self._prefix[:, 0]
-            return self._vals[self._root].copy(), by_sample[:, self._user_order]
+            return self._vals[self._root].copy(), self._sample_grads()[:, self._user_order]
 
-    def forward(self, *inputs: Any) -> float:
+    def forward(self, *inputs: Any, sizes: Any = None) -> float:
         """The loss only (the batch's mean or sum), for these inputs and the parameters' ``.data``."""
         np = load_numpy()
-        self._load(inputs)
+        self._load(inputs, sizes=sizes)
         with np.errstate(all="ignore"):
             self._forward()
             loss = self._reduce(self._vals[self._root][:, None])

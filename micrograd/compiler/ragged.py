@@ -1,0 +1,142 @@
+"""Samples of different sizes in one batched replay (``BatchedStep.cut``).
+
+A loss that adds up per-part terms, such as a document's loss over its positions,
+has a graph that grows with the sample: a shorter document has fewer parts.  Traced
+once at the largest size, the graph holds every smaller one: sample ``i`` keeps its
+first ``sizes[i]`` parts and every node they are computed from (each node's *tag* is
+the first part it leads to), and the rest of the graph is cut away for that sample:
+
+- an ordered sum that reads the parts (the loss's ``sum(parts)``) reads a cut part as
+  -0.0, which adds nothing (``x + -0.0`` is ``x``, signed zeros included);
+- a gradient contribution from a cut node reads as -0.0 in the ordered sum it joins,
+  so a kept node adds up exactly the contributions of its sample's own graph, in the
+  same order (the eager walk of the smaller graph is the larger one's, cut nodes left out);
+- a parameter only cut nodes read gets no gradient from the sample (``reached``).
+
+So each sample's numbers are those of the eager engine on its own smaller graph, bit
+for bit.  This holds when a node kept with part ``t`` reads only nodes of parts up to
+``t`` (true of any node: what it reads leads where it leads), and the nodes that lead
+to no part (the loss itself) read the parts only through ordered sums; ``cut`` checks
+the second and raises a ``CompileError`` otherwise.
+
+>>> import micrograd
+>>> from micrograd import Value
+>>> w = Value(0.5)
+>>> def loss(xs, scale):                  # a mean over the parts, as a document's loss is
+...     parts = [(w * x) ** 2 for x in xs]
+...     return micrograd.sum(parts) * scale, parts
+>>> step = micrograd.compile(loss, ([1.0] * 3, 1.0), [w], batched=True, reduction="sum", ragged=True)
+>>> losses, grads = step.per_sample([[2.0, 4.0, 9.0], [2.0, 4.0, 6.0]], [1 / 2, 1 / 3], sizes=[2, 3])
+>>> losses.tolist(), grads.tolist()       # (1 + 4) / 2 and (1 + 4 + 9) / 3; d/dw (4 + 16) / 2, ...
+([2.5, 4.666666666666666], [[10.0], [18.666666666666664]])
+
+May import what ``compiler`` may; reads the plan's groups and gathers and sets their ``mask``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..engine import Value
+from .errors import CompileError, load_numpy
+from .groups import Gather, Group
+from .plan import Plan
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Ints = NDArray[np.intp]
+
+ALWAYS = -1  # the tag of a node that leads to no part: in every sample's graph
+
+
+def part_tags(parts: Sequence[Value], nodes: Iterable[Value]) -> dict[Value, int]:
+    """Each node's tag: the index of the first part it is (or is computed into), else ``ALWAYS``."""
+    tags = dict.fromkeys(nodes, ALWAYS)
+    for t, part in enumerate(parts):
+        stack = [part] if tags.get(part) == ALWAYS else []
+        while stack:
+            v = stack.pop()
+            if tags[v] != ALWAYS:
+                continue
+            tags[v] = t
+            stack += [c for c in v._prev if tags.get(c) == ALWAYS]
+    return tags
+
+
+class Cuts:
+    """What cutting a plan's graph to a sample's size needs: the tags of the terms of the ordered
+    sums that read the parts (``sums``: (index in ``groups``, (terms, nodes) tags)), of the
+    contributions of the gathers that mix nodes of several parts (``gathers``: (index in
+    ``gathers``, (uses, nodes) tags)), and of the parameters (``param_tags``, in the order of
+    ``params``).  By index, so that a step's clones, with copies of the groups and gathers, use them."""
+
+    def __init__(
+        self, plan: Plan, groups: Sequence[Group], gathers: Sequence[Gather], parts: Sequence[Value]
+    ) -> None:
+        np, graph = load_numpy(), plan.graph
+        assert graph is not None
+        if not parts:
+            raise CompileError("cut() needs the parts the loss adds up, got none")
+        known = set(graph.nodes)
+        stray = [i for i, p in enumerate(parts) if not isinstance(p, Value) or p not in known]
+        if stray:
+            raise CompileError(
+                f"parts {stray[:5]} are not nodes of the traced loss's graph: give the Values the traced "
+                "function computed and added into the loss (e.g. a list it appends them to)"
+            )
+        tags = part_tags(parts, graph.nodes)
+        self.n_parts = len(parts)
+        self.param_tags: Ints = np.array([tags.get(p, ALWAYS) for p in plan.trace.params], dtype=np.intp)
+        value_at = {s: v for v, s in plan.layout.slot.items()}
+        self.sums: list[tuple[int, Ints]] = []
+        for i, grp in enumerate(groups):
+            members = [value_at[s] for s in range(grp.start, grp.stop)]
+            if grp.fn is None:
+                terms = np.vectorize(lambda s: tags[value_at[s]], otypes=[np.intp])(grp.args[0])
+                outer = np.array([tags[v] == ALWAYS for v in members])
+                if ((terms != ALWAYS) & outer[None, :]).any():
+                    if grp.shared:
+                        raise CompileError("cut(): an ordered sum of the parts that every sample shares")
+                    self.sums.append((i, terms))
+                continue
+            for v in members:
+                if tags[v] == ALWAYS and any(tags.get(c, ALWAYS) != ALWAYS for c in v._prev):
+                    raise CompileError(
+                        f"cut(): the loss reads the parts through {v._op!r}, not only through a sum "
+                        "(sum(parts) * scale is fine): a sample's smaller graph would not be part of it"
+                    )
+        consumer = {t.rank: tags[v] for v in graph.computed for t in graph.operands[v]}
+        slot_tag = np.full(plan.n_contrib, ALWAYS, dtype=np.intp)
+        for rank, slot in plan.edge_slot.items():
+            slot_tag[slot] = consumer[rank]
+        self.gathers: list[tuple[int, Ints]] = []
+        for i, gather in enumerate(gathers):
+            used = slot_tag[gather.slots]  # (uses, nodes): the tag of the node each contribution is from
+            if (used.max(axis=0) == used.min(axis=0)).all():
+                continue  # each node's contributions all come from one part: kept or cut together
+            if len(used) < 2 or any(gather.shared):
+                raise CompileError("cut(): contributions the samples share, from nodes of several parts")
+            self.gathers.append((i, used))
+        readers: dict[Value, set[int]] = {p: set() for p in plan.prefixed}
+        for v in graph.computed:
+            for t in graph.operands[v]:
+                if t.value in readers:
+                    readers[t.value].add(tags[v])
+        if any(len(r) > 1 for r in readers.values()):
+            raise CompileError("cut(): a parameter's shared contributions come from nodes of several parts")
+
+    def apply(self, groups: Sequence[Group], gathers: Sequence[Gather], sizes: Ints | None) -> None:
+        """Set the masks of these groups and gathers (the step's own, in the order given to
+        ``Cuts``) for samples of ``sizes`` parts each; None: every sample whole, no masks."""
+        for at, tags in self.sums:
+            groups[at].mask = None if sizes is None else tags[..., None] >= sizes
+        for at, tags in self.gathers:
+            gathers[at].mask = None if sizes is None else tags[..., None] >= sizes
+
+    def reached(self, sizes: Ints) -> Any:
+        """Per sample and parameter, whether the sample's own graph reads it: ``(batch, params)``."""
+        tags = self.param_tags[None, :]
+        return (tags == ALWAYS) | (tags < sizes[:, None])

@@ -1,0 +1,148 @@
+"""``compile(..., batched=True, ragged=True)``: samples of different sizes in one replay, each
+cut to its own graph, bit for bit the eager engine on that smaller graph."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import micrograd
+from micrograd import Value
+from micrograd.compiler import CompileError
+
+N = 5  # the traced sequence length: the most parts a sample has
+
+
+def _bits(xs: object) -> list[int]:
+    return np.array(xs, dtype=np.float64).view(np.int64).tolist()  # type: ignore[no-any-return]
+
+
+def rnn_parts(w: list[Value], xs: list[Value], ys: list[Value]) -> list[Value]:
+    """A small recurrent net's per-step losses: the state carries every earlier step into the
+    later ones (nodes of one part read those of earlier parts), and relu's dead units give
+    gradients that are exactly +-0.0."""
+    a, b, c, d = w
+    h: Value | float = 0.0
+    parts = []
+    for x, y in zip(xs, ys):
+        h = (a * h + b * x + c).relu() + (d * x).tanh() * h
+        parts.append((h - y) ** 2)
+    return parts
+
+
+def eager(w: list[Value], xs: list[float], ys: list[float], n: int) -> tuple[float, list[float | None]]:
+    """The loss and gradients of the eager graph of the first ``n`` steps only."""
+    for p in w:
+        p.grad = None
+    parts = rnn_parts(w, [Value(x) for x in xs[:n]], [Value(y) for y in ys[:n]])
+    loss = micrograd.sum(parts) * (1.0 / n)
+    loss.backward()
+    return loss.data, [p.grad for p in w]
+
+
+floats = st.floats(-2.0, 2.0, allow_nan=False).map(lambda v: round(v, 1))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    weights=st.lists(floats, min_size=4, max_size=4),
+    samples=st.lists(
+        st.tuples(st.lists(floats, min_size=N, max_size=N), st.lists(floats, min_size=N, max_size=N)),
+        min_size=1,
+        max_size=5,
+    ),
+    sizes=st.lists(st.integers(1, N), min_size=5, max_size=5),
+)
+@example(weights=[0.0, -1.0, -0.0, 0.0], samples=[([0.0] * N, [0.0] * N)] * 2, sizes=[1, N, 2, 3, 4])
+def test_a_ragged_batch_is_each_samples_own_smaller_graph_bit_for_bit(
+    weights: list[float], samples: list[tuple[list[float], list[float]]], sizes: list[int]
+) -> None:
+    w = [Value(x) for x in weights]
+
+    def loss(xs: list[Value], ys: list[Value], scale: Value) -> tuple[Value, list[Value]]:
+        parts = rnn_parts(w, xs, ys)
+        return micrograd.sum(parts) * scale, parts
+
+    step = micrograd.compile(loss, ([0.0] * N, [0.0] * N, 1.0), w, batched=True, ragged=True, reduction="sum")
+    sizes = sizes[: len(samples)]
+    xs, ys = np.array([s[0] for s in samples]), np.array([s[1] for s in samples])
+    losses, grads = step.per_sample(xs, ys, 1.0 / np.array(sizes), sizes=sizes)
+    reached = step.reached_by(sizes)
+    for i, n in enumerate(sizes):
+        want_loss, want_grads = eager(w, list(xs[i]), list(ys[i]), n)
+        assert _bits(losses[i]) == _bits(want_loss)
+        for j, g in enumerate(want_grads):
+            assert reached[i, j] == (g is not None)
+            assert _bits(grads[i, j]) == _bits(-0.0 if g is None else g)
+    # the step's sum over the samples: the eager loop of backward() calls from zero (-0.0 adds nothing)
+    total, summed = step(xs, ys, 1.0 / np.array(sizes), sizes=sizes)
+    want = np.full(len(w), -0.0)  # (-0.0 + x is x: the first sample's own gradients)
+    for i, n in enumerate(sizes):
+        want = want + np.array([-0.0 if g is None else g for g in eager(w, list(xs[i]), list(ys[i]), n)[1]])
+    assert _bits(summed) == _bits(want)
+    assert total == pytest.approx(float(np.sum(losses)))
+
+
+def test_a_position_embedding_past_a_samples_end_gets_no_gradient() -> None:
+    pos = [Value(0.1 * (k + 1)) for k in range(N)]  # one parameter per step: step k reads pos[k] only
+
+    def loss(xs: list[Value], scale: Value) -> tuple[Value, list[Value]]:
+        parts = [(x * p) ** 2 for x, p in zip(xs, pos)]
+        return micrograd.sum(parts) * scale, parts
+
+    step = micrograd.compile(loss, ([1.0] * N, 1.0), pos, batched=True, ragged=True, reduction="sum")
+    sizes = [2, N]
+    losses, grads = step.per_sample(np.ones((2, N)), [0.5, 1.0 / N], sizes=sizes)
+    assert step.reached_by(sizes).tolist() == [[True, True, False, False, False], [True] * N]
+    assert _bits(grads[0, 2:]) == _bits([-0.0] * 3) and grads[1, 4] != 0.0
+    assert losses[0] == (0.1**2 + 0.2**2) * 0.5
+    whole = step.per_sample(np.ones((2, N)), [1.0 / N] * 2)  # no sizes: every sample whole
+    assert whole[0][0] == whole[0][1] == losses[1]
+
+
+def _parts_loss(xs: list[Value], scale: Value) -> tuple[Value, list[Value]]:
+    parts = [x * x for x in xs]
+    return micrograd.sum(parts) * scale, parts
+
+
+def test_ragged_options_and_bad_calls_say_what_to_do() -> None:
+    w = Value(1.0)
+    with pytest.raises(ValueError, match="needs batched=True"):
+        micrograd.compile(_parts_loss, ([1.0, 2.0], 1.0), [w], ragged=True)
+    with pytest.raises(TypeError, match="True or False"):
+        micrograd.compile(_parts_loss, ([1.0, 2.0], 1.0), [w], batched=True, ragged="yes")
+    with pytest.raises(TypeError, match=r"return \(loss, parts\)"):
+        micrograd.compile(lambda xs: xs[0] * w, ([1.0, 2.0],), [w], batched=True, ragged=True)
+    with pytest.raises(TypeError, match="non-empty list of Values"):
+        micrograd.compile(lambda xs: (xs[0] * w, [1.0]), ([1.0, 2.0],), [w], batched=True, ragged=True)
+    with pytest.raises(CompileError, match="not nodes of the traced loss"):
+        micrograd.compile(lambda xs: (xs[0] * w, [Value(3.0)]), ([1.0],), [w], batched=True, ragged=True)
+    with pytest.raises(CompileError, match="not only through a sum"):
+        micrograd.compile(_product_of_parts(w), ([1.0, 2.0],), [w], batched=True, ragged=True)
+    step = micrograd.compile(_parts_loss, ([1.0, 2.0], 1.0), [w], batched=True, ragged=True)
+    assert step.parts == 2
+    with pytest.raises(ValueError, match="from 1 to the traced loss's 2 parts"):
+        step.per_sample([[1.0, 2.0]], [1.0], sizes=[3])
+    with pytest.raises(ValueError, match="one per sample"):
+        step.per_sample([[1.0, 2.0]], [1.0], sizes=[1, 2])
+    with pytest.raises(ValueError, match="list of ints"):
+        step.per_sample([[1.0, 2.0]], [1.0], sizes=[1.5])
+    plain = micrograd.compile(lambda xs: xs[0] * w, ([1.0],), [w], batched=True)
+    with pytest.raises(TypeError, match="ragged step's"):
+        plain.per_sample([[1.0]], sizes=[1])
+    with pytest.raises(TypeError, match="ragged step's"):
+        plain.reached_by([1])
+
+
+def _product_of_parts(w: Value) -> Callable[[list[Value]], tuple[Value, list[Value]]]:
+    """A loss that multiplies its parts together, not a sum of them: refused."""
+
+    def loss(xs: list[Value]) -> tuple[Value, list[Value]]:
+        a, b = xs[0] * w, xs[1] * w
+        return a * b, [a, b]
+
+    return loss
