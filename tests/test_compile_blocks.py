@@ -110,3 +110,43 @@ def test_a_clone_of_a_batched_step_keeps_its_own_arrays() -> None:
         for got, want in ((got_small, want_small), (got_large, want_large)):
             assert bits(got[0].tolist()) == bits(want[0].tolist())
             assert bits(got[1].ravel().tolist()) == bits(want[1].ravel().tolist())
+
+
+def linear_over_positions(weights: list[list[Value]], columns: list[list[Value]]) -> Value:
+    """A Linear layer (no bias) applied at each position, as a GPT's projections are: the Dot nodes
+    form a grid of (weights row, inputs column) pairs, which the replay computes broadcast."""
+    outs = [weighted_sum(row, col) for col in columns for row in weights]
+    return micrograd.sum((o * o).tanh() for o in outs)
+
+
+@pytest.mark.parametrize("specials", [False, True])
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(specials: bool, batched: bool) -> None:
+    from micrograd.compiler.fast import dot_grid
+
+    rng = random.Random(specials * 2 + batched)
+    n_in, n_out, positions = 4, 3, 5
+    weights = [[Value(rng.gauss(0, 1)) for _ in range(n_in)] for _ in range(n_out)]
+    params = [w for row in weights for w in row]
+    if specials:
+        for p in rng.sample(params, 3):
+            p.data = rng.choice(SPECIAL)
+
+    def loss(xs: list[Value]) -> Value:
+        return linear_over_positions(weights, [list(xs[p * n_in : (p + 1) * n_in]) for p in range(positions)])
+
+    shape = (n_in * positions,)
+    step = micrograd.compile(loss, (np.zeros(shape),), params, batched=batched, reduction="sum" if batched else "mean")
+    xs = [[rng.choice([*SPECIAL, rng.gauss(0, 2)]) if specials else rng.gauss(0, 2) for _ in range(shape[0])]]
+    xs.append([rng.gauss(0, 2) for _ in range(shape[0])])
+    got = step.per_sample(np.array(xs)) if batched else step(np.array(xs[0]))
+    assert any(grp.grid is not None for _, grp in step._groups)  # (the grid ran)
+    for i, x in enumerate(xs if batched else xs[:1]):
+        eager = loss([Value(v) for v in x])
+        want = micrograd.grad(eager, params)
+        loss_i, grads_i = (got[0][i], got[1][i]) if batched else got
+        assert bits([float(loss_i)]) == bits([eager.data])
+        assert bits(list(map(float, grads_i))) == bits(want)
+    # a dot of a vector with itself (an rmsnorm's) is no grid: every node reads its own pairs
+    assert dot_grid(np.array([[0, 0], [1, 2], [1, 2]])) is None
+    assert dot_grid(np.array([[0, 0, 0, 0], [1, 2, 1, 2], [5, 5, 6, 6]])) is not None

@@ -80,17 +80,67 @@ def dot_block_forward(ctx: Context, block: Any) -> Any:
     return total
 
 
-def dot_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:
+def dot_block_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
     """``Dot.backward`` from ``dot_block_forward``'s saved rows: ``g`` (start's gradient), and the
     others' as rows of one array, ``g * x_k`` for each weight then ``g * w_k`` for each input,
-    made in two calls."""
+    made in two calls; into ``out`` when given (the contribution slots themselves: no copy)."""
     np = load_numpy()
     w, x = ctx.saved_tensors
     n = len(w)
-    out = np.empty((2 * n, *np.broadcast_shapes(np.shape(g), w.shape[1:])))
+    if out is None:
+        out = np.empty((2 * n, *np.broadcast_shapes(np.shape(g), w.shape[1:])))
     np.multiply(g, x, out=out[:n])
     np.multiply(g, w, out=out[n:])
     return g, out
+
+
+def dot_grid(index: Any) -> tuple[Any, Any] | None:
+    """For a Dot group's operand rows ``(start, w0.., x0..)`` (one column per node): when the nodes
+    are every pair of a weights row and an inputs column, column-major (node ``p * I + i`` dots
+    output ``i``'s weights with column ``p``'s inputs, as a Linear layer's outputs over several
+    positions do), the weights' rows ``(n, I)`` and the inputs' ``(n, P)``; else None."""
+    n, nodes = (len(index) - 1) // 2, index.shape[1]
+    if n == 0 or nodes < 2:
+        return None
+    w, x = index[1 : n + 1], index[n + 1 :]
+    same_x = (x == x[:, :1]).all(axis=0)
+    i_count = nodes if same_x.all() else int(same_x.argmin())  # outputs sharing column 0's inputs
+    if nodes % i_count:
+        return None
+    grid = (n, nodes // i_count, i_count)
+    weights, inputs = w[:, :i_count], x[:, ::i_count]
+    if (w.reshape(grid) == weights[:, None, :]).all() and (x.reshape(grid) == inputs[:, :, None]).all():
+        return weights, inputs
+    return None
+
+
+def dot_grid_forward(ctx: Context, start: Any, w: Any, x: Any) -> Any:
+    """``dot_block_forward`` on a grid (``dot_grid``): ``start`` ``(P, I, ...)``, the weights
+    ``(n, I, ...)`` and the inputs ``(n, P, ...)`` taken once each, not once per node, their
+    products broadcast over the grid: the same floats, added in the same order."""
+    ctx.save_for_backward(w, x)
+    total = start + w[0][None] * x[0][:, None]
+    for k in range(1, len(w)):
+        total += w[k][None] * x[k][:, None]
+    return total.reshape(-1, *total.shape[2:])
+
+
+def dot_grid_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
+    """``dot_block_backward`` from ``dot_grid_forward``'s saved weights and inputs, broadcast."""
+    np = load_numpy()
+    w, x = ctx.saved_tensors
+    n, (i_count, p_count) = len(w), (w.shape[1], x.shape[1])
+    if out is None:
+        out = np.empty((2 * n, *g.shape))
+    grid = out.reshape(2 * n, p_count, i_count, *g.shape[1:])
+    on_grid = g.reshape(p_count, i_count, *g.shape[1:])[None]
+    np.multiply(on_grid, x[:, :, None], out=grid[:n])  # g * x_k, for each weight
+    np.multiply(on_grid, w[:, None], out=grid[n:])  # g * w_k, for each input
+    return g, out
+
+
+# Block backward rules that take ``out=``, the array their stacked gradients go to.
+WRITES_INTO: frozenset[Rule] = frozenset({dot_block_backward, dot_grid_backward})
 
 
 def pick_block_forward(ctx: Context, block: Any) -> Any:

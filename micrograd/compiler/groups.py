@@ -10,12 +10,21 @@ a group's backward sends an operand's gradients, ``Target`` the array they land 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._core.context import Context
 from ..engine import Function
 from .errors import HOW_TO_FIX, CompileError, load_numpy
-from .fast import array_rules, block_rules
+from .fast import (
+    WRITES_INTO,
+    array_rules,
+    block_rules,
+    dot_block_forward,
+    dot_grid,
+    dot_grid_backward,
+    dot_grid_forward,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,6 +81,7 @@ class Group:
         "flat",
         "fn",
         "g",
+        "grid",
         "into",
         "kept",
         "mask",
@@ -130,6 +140,7 @@ class Group:
         # (a ragged step's ordered sum, see ragged.py) per call: the terms, (terms, nodes, batch),
         # that are not in their sample's graph, read as -0.0 (which adds nothing); else None
         self.mask: Any = None
+        self.grid: Any = None  # (per allocation) a Dot group's grid of weights and inputs (fast.dot_grid)
 
     def call_forward(self, operands: Sequence[Any]) -> Any:
         """The op's own forward on arrays of operands (one element per node of the group)."""
@@ -196,6 +207,9 @@ class Group:
         taken in one call (a GPT step's Dot groups: one ``take`` where there were 2n+1)."""
         np, dest, spread, forward = load_numpy(), self.dest, self.spread, self.block[0]  # type: ignore[index]
         index = np.stack(self.args)  # (operands, nodes)
+        self.grid = dot_grid(index) if forward is dot_block_forward else None
+        if self.grid is not None:
+            return self.grid_step(src, index[0])
         block = np.empty((*index.shape, *src.shape[1:]))
         take, needs = src.take, self.needs
 
@@ -208,6 +222,28 @@ class Group:
                 spread[...] = out
 
         return run_block
+
+    def grid_step(self, src: Floats, starts: Any) -> Callable[[], None]:
+        """``block_step`` for a Dot group whose nodes form a grid (``fast.dot_grid``: a Linear layer
+        over positions): its starts, weights and inputs taken once each, not once per node."""
+        np, dest, spread, needs, take = load_numpy(), self.dest, self.spread, self.needs, src.take
+        weights, inputs = self.grid
+        tail = src.shape[1:]
+        start = np.empty((inputs.shape[1], weights.shape[1], *tail))
+        w, x = np.empty((*weights.shape, *tail)), np.empty((*inputs.shape, *tail))
+        first = starts.reshape(start.shape[:2])
+
+        def run_grid() -> None:
+            take(first, axis=0, out=start, mode="clip")  # (in range: clip changes nothing)
+            take(weights, axis=0, out=w, mode="clip")
+            take(inputs, axis=0, out=x, mode="clip")
+            ctx = self.ctx = Context(needs, ())
+            dest[...] = out = dot_grid_forward(ctx, start, w, x)
+            ctx.output = out
+            if spread is not None:
+                spread[...] = out
+
+        return run_grid
 
     def backward_step(self) -> Callable[[], None]:
         """This group's backward, its arrays bound: its gradient rows ``g`` handed to each term
@@ -240,8 +276,19 @@ class Group:
     def block_backward_step(self) -> Callable[[], None]:
         """The backward of a block group: its rule gives the first operand's gradient and the
         others' stacked as rows of one array, written block by block (``runs``), the rest one by one."""
-        g, runs, backward = self.g, self.runs, self.block[1]  # type: ignore[index]
+        g, runs = self.g, self.runs
+        backward: Callable[..., Any] = dot_grid_backward if self.grid is not None else self.block[1]  # type: ignore[index]
         singles = [(k, to) for k, to in enumerate(self.into) if to is not None]
+        rows = len(self.edges) - 1
+        if (
+            backward in WRITES_INTO
+            and len(runs) == 1
+            and runs[0][1:] == (0, rows)
+            and runs[0][0].flags.c_contiguous
+        ):
+            # every stacked gradient goes to one block of slots: the rule writes them there itself
+            into = runs[0][0].reshape(rows, self.stop - self.start, *runs[0][0].shape[1:])
+            backward, runs = partial(backward, out=into), []
 
         def run_block() -> None:
             first, rest = backward(self.ctx, g)
