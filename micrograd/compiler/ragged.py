@@ -119,6 +119,8 @@ class Cuts:
                 continue  # each node's contributions all come from one part: kept or cut together
             if len(used) < 2 or any(gather.shared):
                 raise CompileError("cut(): contributions the samples share, from nodes of several parts")
+            if (used == used[:, :1]).all():  # each use's contributions from one part, as a weight's are
+                used = used[:, :1]  # (its mask broadcasts over the nodes: 16x smaller on a GPT's weights)
             self.gathers.append((i, used))
         readers: dict[Value, set[int]] = {p: set() for p in plan.prefixed}
         for v in graph.computed:
