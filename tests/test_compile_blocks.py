@@ -136,7 +136,8 @@ def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(specials:
         return linear_over_positions(weights, [list(xs[p * n_in : (p + 1) * n_in]) for p in range(positions)])
 
     shape = (n_in * positions,)
-    step = micrograd.compile(loss, (np.zeros(shape),), params, batched=batched, reduction="sum" if batched else "mean")
+    reduction = "sum" if batched else "mean"
+    step = micrograd.compile(loss, (np.zeros(shape),), params, batched=batched, reduction=reduction)
     xs = [[rng.choice([*SPECIAL, rng.gauss(0, 2)]) if specials else rng.gauss(0, 2) for _ in range(shape[0])]]
     xs.append([rng.gauss(0, 2) for _ in range(shape[0])])
     got = step.per_sample(np.array(xs)) if batched else step(np.array(xs[0]))
