@@ -85,6 +85,7 @@ def test_a_ragged_batch_is_each_samples_own_smaller_graph_bit_for_bit(
         want = want + np.array([-0.0 if g is None else g for g in eager(w, list(xs[i]), list(ys[i]), n)[1]])
     assert _bits(summed) == _bits(want)
     assert total == pytest.approx(float(np.sum(losses)))
+    assert step.forward(xs, ys, 1.0 / np.array(sizes), sizes=sizes) == total
 
 
 def test_a_position_embedding_past_a_samples_end_gets_no_gradient() -> None:
