@@ -14,6 +14,11 @@ playground's browser tests.  It needs npm and nothing from the network at run ti
    the PyPI package ``names``, installed here) one a line, written at build time, so the page never
    downloads it.  Pyodide's numpy goes into ``OUT/pyodide/`` too when the installed runtime has its
    wheel (the npm package has none: the tab then trains with the eager engine).
+5. ``pyodide/python.snapshot.gz``: Python's memory once started, with micrograd and the editor's and
+   the training tab's runners imported (``playground/snapshot.mjs``, run with Node, which npm
+   brings), so those workers restore it instead of starting Python (issue 35: about 1 s to "Python
+   ready" instead of 4).  When Node cannot make it the build says why and goes on without it: the
+   page then starts Python the usual way, as it also does when the file is missing or damaged.
 
 Every URL the page uses is relative, so OUT works from any static server and after a move.
 """
@@ -53,6 +58,11 @@ PAGE_FILES = (
 NAMES = "names.txt"
 #: Pyodide packages the GPT tab uses when the runtime folder has them (``compile_loss`` needs numpy).
 OPTIONAL_PACKAGES = ("numpy",)
+#: The memory snapshot the editor's and the training tab's workers restore, and the page files it has
+#: imported (beside micrograd).  The GPT tab's worker starts Python itself: it may load numpy, a
+#: binary package, which Pyodide's snapshots do not cover.
+SNAPSHOT = "python.snapshot.gz"
+SNAPSHOT_MODULES = ("runner", "trainer")
 WHEEL_SOURCES = ("micrograd", "nn", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
 
 
@@ -122,6 +132,26 @@ def copy_optional_packages(out: Path) -> list[str]:
     return copied
 
 
+def make_snapshot(out: Path, wheel: Path) -> str:
+    """Python's memory snapshot (``snapshot.mjs``, with Node) into ``out/pyodide/``; its URL beside
+    the page, or "" (and why, on stderr) when Node cannot make it."""
+    node = shutil.which("node")
+    if node is None:
+        print("build_playground: no memory snapshot: node is not on PATH", file=sys.stderr)
+        return ""
+    command = [node, str(SOURCE / "snapshot.mjs"), str(out), wheel.name, *SNAPSHOT_MODULES]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        print("build_playground: no memory snapshot: snapshot.mjs ran for 300 s", file=sys.stderr)
+        return ""
+    if done.returncode != 0 or not (out / "pyodide" / SNAPSHOT).is_file():
+        why = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        print(f"build_playground: no memory snapshot: {why}", file=sys.stderr)
+        return ""
+    return f"pyodide/{SNAPSHOT}"
+
+
 def build(out: Path) -> Path:
     """The playground in ``out`` (made or emptied first); returns the page's path."""
     version = pinned_version()
@@ -137,7 +167,9 @@ def build(out: Path) -> Path:
     for name in PAGE_FILES:
         shutil.copy2(SOURCE / name, out / name)
     page = (SOURCE / "index.html").read_text(encoding="utf-8")
+    snapshot = make_snapshot(out, wheel)
     page = page.replace("%%WHEEL%%", wheel.name).replace("%%PYODIDE%%", version)
+    page = page.replace("%%SNAPSHOT%%", snapshot)
     (out / "index.html").write_text(page, encoding="utf-8")
     return out / "index.html"
 
