@@ -45,7 +45,8 @@ export async function boot(wheel, extraFiles = [], snapshot = "") {
 async function restore(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  const memory = new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
+  const memory = new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer()
+    .catch((err) => { throw new Error(`${url} did not unpack (${err.message || err}): damaged or cut short`); });
   memory.catch(() => {});  // its error is loadPyodide's, below
   const py = await loadPyodide({ indexURL: here("./pyodide/"), packages: [], _loadSnapshot: memory });
   // What the snapshot has from the build that a visitor's own start would not: the state of
