@@ -93,23 +93,11 @@ function setStatus(text, kind) {
   $("status").dataset.state = kind;
 }
 
-// The first worker is the one index.html started before this module ran (window.mgEarlyRunner): what
-// it has said so far is handled as if it came now, in order; Stop starts the next one here.
 function startRunner() {
-  const early = window.mgEarlyRunner;
-  window.mgEarlyRunner = null;
-  runner = early ? early.worker : new Worker("runner.mjs", { type: "module" });
+  runner = new Worker("runner.mjs", { type: "module" });
   runner.onmessage = (e) => onRunner(e.data);
-  runner.onerror = (e) => failedToStart(e.message);
-  if (!early) runner.postMessage({ type: "init", wheel, snapshot: document.body.dataset.snapshot });
-  // after the code that called this (the page's own example asked for first), before any new message
-  else queueMicrotask(() => {
-    for (const msg of early.said) msg.type === "error" ? failedToStart(msg.message) : onRunner(msg);
-  });
-}
-
-function failedToStart(message) {
-  setStatus("Python failed to start: " + (message || "see the console"), "error");
+  runner.onerror = (e) => { setStatus("Python failed to start: " + (e.message || "see the console"), "error"); };
+  runner.postMessage({ type: "init", wheel, snapshot: document.body.dataset.snapshot });
 }
 
 function onRunner(msg) {
