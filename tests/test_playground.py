@@ -358,6 +358,33 @@ def test_python_is_restored_from_the_builds_snapshot(page: Any, site: Path, serv
     network(page)
 
 
+def test_the_wheel_is_unpacked_as_it_is(page: Any, site: Path) -> None:
+    """boot.mjs unpacks the wheel itself (the build stores its files): every file of the wheel is in
+    the worker's file system, under /home/pyodide as Pyodide's unpackArchive puts it, byte for byte."""
+    import hashlib
+    import zipfile
+
+    (wheel,) = (site / "playground").glob("*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        assert all(i.compress_type == zipfile.ZIP_STORED for i in z.infolist())
+        expected = {i.filename: hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if not i.is_dir()}
+    run_code(
+        page,
+        "import hashlib, json, os\n"
+        "found = {}\n"
+        "for folder, _, names in os.walk('/home/pyodide'):\n"
+        "    for name in names:\n"
+        "        path = os.path.join(folder, name)\n"
+        "        with open(path, 'rb') as f:\n"
+        "            found[os.path.relpath(path, '/home/pyodide')] = hashlib.sha256(f.read()).hexdigest()\n"
+        "print(json.dumps(found))\n",
+    )
+    found = json.loads(text(page, "output"))
+    assert found.pop("runner.py")  # the editor's runner, written beside the wheel's files
+    assert found == expected
+    network(page)
+
+
 @pytest.mark.parametrize("damage", ["missing", "cut short", "not a snapshot"])
 def test_without_a_snapshot_that_restores_python_starts_as_usual(
     driver: Any, site: Path, tmp_path: Path, damage: str
