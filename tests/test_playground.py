@@ -13,7 +13,9 @@ its steps per second reported beside CPython's on the same machine (printed with
 the machines are shared); the controls change the network and restart the loss curve; every control
 and every point round-trip through a share link, and a bad link says what is wrong and injects
 nothing; "Explore this step" opens the explorer on a step of the model being trained, its
-parameters named as named_parameters() names them.  Every request
+parameters named as named_parameters() names them.  Python is restored from the build's memory
+snapshot (random reseeded, the browser named as the runtime, the wheel's files all there); with the
+snapshot missing, cut short or not a snapshot, Python starts as usual.  Every request
 the browser makes (the workers' included) goes to 127.0.0.1; a copy of the site in another folder,
 at another URL path, still works.  Screenshots at 1280x800 go to playground/build/screenshots/
 (git-ignored)."""
@@ -383,39 +385,6 @@ def test_the_wheel_is_unpacked_as_it_is(page: Any, site: Path) -> None:
     assert found.pop("runner.py")  # the editor's runner, written beside the wheel's files
     assert found == expected
     network(page)
-
-
-@pytest.mark.parametrize("damage", ["missing", "cut short", "not a snapshot"])
-def test_without_a_snapshot_that_restores_python_starts_as_usual(
-    driver: Any, site: Path, tmp_path: Path, damage: str
-) -> None:
-    """The snapshot missing, cut short (gzip's checksum fails) or not a snapshot at all (Pyodide
-    refuses it): the worker says why and starts Python the usual way, and the page works."""
-    copy = tmp_path / "site"
-    shutil.copytree(site, copy)
-    snapshot = copy / "playground" / "pyodide" / "python.snapshot.gz"
-    if damage == "missing":
-        snapshot.unlink()
-    elif damage == "cut short":
-        snapshot.write_bytes(snapshot.read_bytes()[: snapshot.stat().st_size // 2])
-    else:
-        import gzip
-
-        snapshot.write_bytes(gzip.compress(os.urandom(1 << 20)))
-    other = Server(copy)
-    try:
-        driver.get(other.base + "playground/index.html")
-        wait(driver, "window.mgPlayground.runs >= 1")
-        assert driver.execute_script("return window.mgPlayground.bootFrom") == "start"
-        why = driver.execute_script("return window.mgPlayground.snapshotError")
-        assert why, why
-        assert values(driver)["a"] == ["2.0", "6.0"] and "L = -8.0" in text(driver, "output")
-        assert "restored" not in text(driver, "ready-time")
-        ready = float(driver.execute_script("return document.body.dataset.readyMs"))
-        print(f"\nplayground, snapshot {damage}: Python started in {ready / 1000:.2f} s ({why})")
-        network(driver)
-    finally:
-        other.close()
 
 
 NOTICE = "This link's code has not run: read it, then press Run."
@@ -944,6 +913,39 @@ def test_a_copy_of_the_site_elsewhere_still_works(driver: Any, site: Path, tmp_p
         network(driver)
         moved_urls = {r["url"] for r in netlog_requests()}
         assert other.base + "somewhere/else/playground/pyodide/pyodide.asm.wasm" in moved_urls
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("damage", ["missing", "cut short", "not a snapshot"])
+def test_without_a_snapshot_that_restores_python_starts_as_usual(
+    driver: Any, site: Path, tmp_path: Path, damage: str
+) -> None:
+    """The snapshot missing, cut short (gzip's checksum fails) or not a snapshot at all (Pyodide
+    refuses it): the worker says why and starts Python the usual way, and the page works."""
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    snapshot = copy / "playground" / "pyodide" / "python.snapshot.gz"
+    if damage == "missing":
+        snapshot.unlink()
+    elif damage == "cut short":
+        snapshot.write_bytes(snapshot.read_bytes()[: snapshot.stat().st_size // 2])
+    else:
+        import gzip
+
+        snapshot.write_bytes(gzip.compress(os.urandom(1 << 20)))
+    other = Server(copy)
+    try:
+        driver.get(other.base + "playground/index.html")
+        wait(driver, "window.mgPlayground.runs >= 1")
+        assert driver.execute_script("return window.mgPlayground.bootFrom") == "start"
+        why = driver.execute_script("return window.mgPlayground.snapshotError")
+        assert why, why
+        assert values(driver)["a"] == ["2.0", "6.0"] and "L = -8.0" in text(driver, "output")
+        assert "restored" not in text(driver, "ready-time")
+        ready = float(driver.execute_script("return document.body.dataset.readyMs"))
+        print(f"\nplayground, snapshot {damage}: Python started in {ready / 1000:.2f} s ({why})")
+        network(driver)
     finally:
         other.close()
 
