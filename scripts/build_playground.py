@@ -15,10 +15,10 @@ playground's browser tests.  It needs npm and nothing from the network at run ti
    the PyPI package ``names``, installed here) one a line, written at build time, so the page never
    downloads it.  Pyodide's numpy goes into ``OUT/pyodide/`` too when the installed runtime has its
    wheel (the npm package has none: the tab then trains with the eager engine).
-5. ``pyodide/python.snapshot.gz``: Python's memory once started, with micrograd and the editor's and
-   the training tab's runners imported (``playground/snapshot.mjs``, run with Node, which npm
-   brings), so those workers restore it instead of starting Python (issue 35: about 1 s to "Python
-   ready" instead of 4).  When Node cannot make it the build says why and goes on without it: the
+5. ``pyodide/python.snapshot.gz``: Python's memory once started, with micrograd and the three
+   workers' runners imported (``playground/snapshot.mjs``, run with Node, which npm brings), so the
+   workers restore it instead of starting Python (issue 35: about 1 s to "Python ready" instead
+   of 4).  When Node cannot make it the build says why and goes on without it: the
    page then starts Python the usual way, as it also does when the file is missing or damaged.
 
 Every URL the page uses is relative, so OUT works from any static server and after a move.
@@ -60,11 +60,11 @@ PAGE_FILES = (
 NAMES = "names.txt"
 #: Pyodide packages the GPT tab uses when the runtime folder has them (``compile_loss`` needs numpy).
 OPTIONAL_PACKAGES = ("numpy",)
-#: The memory snapshot the editor's and the training tab's workers restore, and the page files it has
-#: imported (beside micrograd).  The GPT tab's worker starts Python itself: it may load numpy, a
-#: binary package, which Pyodide's snapshots do not cover.
+#: The memory snapshot the workers restore, and the page files it has imported (beside micrograd).
+#: The GPT tab's worker restores it unless the site ships numpy, a compiled package: it then starts
+#: Python itself, as Pyodide's snapshots are made and tested without compiled packages loaded after.
 SNAPSHOT = "python.snapshot.gz"
-SNAPSHOT_MODULES = ("runner", "trainer")
+SNAPSHOT_MODULES = ("runner", "trainer", "gpt_runner")
 WHEEL_SOURCES = ("micrograd", "nn", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
 
 
