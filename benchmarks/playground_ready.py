@@ -144,10 +144,23 @@ def open_once(url: str) -> dict[str, Any]:
                     time.sleep(0.05)
             if ready is None:
                 raise TimeoutError(f"Python was not ready in {TIMEOUT:.0f} s at {url}")
-            boot = driver.execute_script("return (window.mgPlayground && window.mgPlayground.boot) || null")
+            boot, start = driver.execute_script(
+                "const s = window.mgPlayground || {}; return [s.boot || null, s.bootFrom || null]"
+            )
         finally:
             driver.quit()
-    return {"ready": float(ready) / 1000, "boot": boot}
+    return {"ready": float(ready) / 1000, "boot": boot, "from": start}
+
+
+def breakdown(got: dict[str, Any]) -> str:
+    """Where one open's time went, as its page says: the worker's phases, and what came before them
+    (the page loading, the worker and its modules starting), in seconds; how Python started."""
+    phases = got["boot"]
+    if not phases:
+        return ""
+    parts = [f"{name} {ms / 1000:.2f} s" for name, ms in phases.items()]
+    before = got["ready"] - sum(phases.values()) / 1000
+    return ", ".join([f"before the worker's boot {before:.2f} s", *parts, f"from {got['from'] or '?'}"])
 
 
 def ready(runs: int) -> dict[str, Any]:
@@ -196,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                 with serve(sites[label]) as base:
                     got = open_once(base + "index.html")
                 times[label].append(got["ready"])
-                boot = got["boot"] and ", ".join(f"{p} {ms / 1000:.2f} s" for p, ms in got["boot"].items())
-                print(f"  run {k + 1}/{args.runs}  {label:<16} ready in {got['ready']:.2f} s  {boot or ''}")
+                said = f"ready in {got['ready']:.2f} s  {breakdown(got)}"
+                print(f"  run {k + 1}/{args.runs}  {label:<16} {said}")
     for label, samples in times.items():
         median, best = statistics.median(samples), min(samples)
         print(f"{label:<16} Python ready: median {median:.2f} s, best {best:.2f} s ({len(samples)} runs)")

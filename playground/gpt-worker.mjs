@@ -15,15 +15,24 @@ let rate = { steps: 0, ms: 0 };
 
 const here = (name) => new URL(name, import.meta.url).href;
 
-// numpy, if this site's runtime folder has its wheel (the build copies it when it can); else why not.
-async function loadNumpy(py) {
-  const started = performance.now();
+// numpy's wheel, if this site's runtime folder has it (the build copies it when it can): its file
+// name, or why not.
+async function numpyWheel() {
   try {
     const lock = await (await fetch(here("./pyodide/pyodide-lock.json"))).json();
     const entry = lock.packages && lock.packages.numpy;
-    if (!entry) return { ok: false, why: "this Pyodide has no numpy" };
+    if (!entry) return { why: "this Pyodide has no numpy" };
     const head = await fetch(here(`./pyodide/${entry.file_name}`), { method: "HEAD" });
-    if (!head.ok) return { ok: false, why: "the site does not ship Pyodide's numpy" };
+    if (!head.ok) return { why: "the site does not ship Pyodide's numpy" };
+    return { file: entry.file_name };
+  } catch (err) {
+    return { why: `numpy failed to load: ${err}` };
+  }
+}
+
+async function loadNumpy(py) {
+  const started = performance.now();
+  try {
     const late = new Promise((resolve) => setTimeout(() => resolve("late"), NUMPY_WAIT));
     if (await Promise.race([py.loadPackage("numpy"), late]) === "late") {
       return { ok: false, why: `numpy did not load within ${NUMPY_WAIT / 1000} s` };
@@ -35,15 +44,19 @@ async function loadNumpy(py) {
 }
 
 serve(async (init) => {
-  const { py, ms } = await boot(init.wheel, ["gpt_runner.py", "names.txt"]);
-  const numpy = await loadNumpy(py);
+  // With numpy to load Python starts here: the build's snapshot (boot.mjs) is of Python with pure
+  // Python modules only, and a compiled package loaded after a restore is not what Pyodide's
+  // snapshots are made and tested for. Without it, the snapshot is restored.
+  const wheel = await numpyWheel();
+  const { py, ms, from } = await boot(init.wheel, ["gpt_runner.py", "names.txt"], wheel.file ? "" : init.snapshot);
+  const numpy = wheel.file ? await loadNumpy(py) : { ok: false, why: wheel.why };
   py.runPython(`
 import json, gpt_runner
 session = gpt_runner.GPTSession.from_file("/home/pyodide/names.txt", compiled=${numpy.ok ? "True" : "False"})
 `);
   const g = py.globals;
   const api = { py, session: g.get("session"), json: g.get("json") };
-  postMessage({ type: "ready", ms, mode: api.session.mode, numpy: numpy.why });
+  postMessage({ type: "ready", ms, mode: api.session.mode, numpy: numpy.why, from });
   post(api, []);
   return api;
 }, async (api, msg) => {

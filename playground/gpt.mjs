@@ -8,7 +8,7 @@
 const $ = (id) => document.getElementById(id);
 const state = { ready: false, steps: 0, losses: [], samples: [], names: 0, mode: null, playing: false,
                 stepsPerSecond: null, samplesVersion: 0, added: null, attention: null, explored: null,
-                readyMs: null, numpy: null, error: null };
+                readyMs: null, numpy: null, error: null, bootFrom: null };
 window.mgGpt = state;  // read by the browser tests
 
 const MARKUP = `
@@ -84,7 +84,7 @@ function start() {
   worker = new Worker("gpt-worker.mjs", { type: "module" });
   worker.onmessage = (e) => onMessage(e.data);
   worker.onerror = (e) => status("Python failed to start: " + (e.message || "see the console"), true);
-  worker.postMessage({ type: "init", wheel: document.body.dataset.wheel });
+  worker.postMessage({ type: "init", wheel: document.body.dataset.wheel, snapshot: document.body.dataset.snapshot });
 }
 
 function status(text, bad = false) {
@@ -117,6 +117,7 @@ function failed(error) {
 
 function ready(msg) {
   state.ready = true; state.readyMs = performance.now(); state.mode = msg.mode; state.numpy = msg.numpy;
+  state.bootFrom = msg.from;  // "snapshot" or "start", as boot.mjs says
   $("gpt-mode").textContent = msg.mode === "compiled" ? "compiled (numpy)" : "eager";
   $("gpt-mode").title = msg.numpy;
   status(`Python ready in ${(state.readyMs / 1000).toFixed(1)} s · ${msg.mode} (${msg.numpy})`);

@@ -21,7 +21,8 @@ print("dL/da =", a.grad, " dL/db =", b.grad)
 
 const $ = (id) => document.getElementById(id);
 const wheel = document.body.dataset.wheel;
-const state = { runs: 0, readyMs: null, sharedUnrun: false, boot: null, firstRunMs: null };
+const state = { runs: 0, readyMs: null, sharedUnrun: false, boot: null, firstRunMs: null, bootFrom: null,
+                snapshotError: null };
 window.mgPlayground = state;  // read by the browser tests
 
 // ---- sharing: the code in the URL fragment, base64url of its UTF-8 --------------------------------
@@ -96,7 +97,7 @@ function startRunner() {
   runner = new Worker("runner.mjs", { type: "module" });
   runner.onmessage = (e) => onRunner(e.data);
   runner.onerror = (e) => { setStatus("Python failed to start: " + (e.message || "see the console"), "error"); };
-  runner.postMessage({ type: "init", wheel });
+  runner.postMessage({ type: "init", wheel, snapshot: document.body.dataset.snapshot });
 }
 
 function onRunner(msg) {
@@ -107,10 +108,12 @@ function onRunner(msg) {
       // and the runner (the explorer's modules); the rest is the page and the worker starting.
       state.boot = msg.phases;
       state.bootFiles = msg.files;
+      state.bootFrom = msg.from;  // "snapshot" (the build's, restored) or "start"
+      state.snapshotError = msg.snapshotError;
       const s = (ms) => (ms / 1000).toFixed(1);
       const p = msg.phases;
       $("ready-time").textContent = `· Python ready in ${s(state.readyMs)} s ` +
-        `(runtime ${s(p.runtime)} s, wheel ${s(p.wheel)} s, import micrograd ${s(p.micrograd)} s, ` +
+        `(${msg.from === "snapshot" ? "restored from the build's snapshot: " : ""}runtime ${s(p.runtime)} s, wheel ${s(p.wheel)} s, import micrograd ${s(p.micrograd)} s, ` +
         `explorer ${s(p.runner)} s)`;
       document.body.dataset.readyMs = String(Math.round(state.readyMs));
     }

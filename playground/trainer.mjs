@@ -9,12 +9,12 @@ let playing = false, timer = null;
 let rate = { steps: 0, ms: 0 };  // over the current run of play, the pictures and messages included
 
 serve(async (init) => {
-  const { py, ms } = await boot(init.wheel, ["trainer.py"]);
+  const { py, ms, from } = await boot(init.wheel, ["trainer.py"], init.snapshot);
   const t = py.pyimport("trainer");
   // a share link's set-up, as JSON text: trainer.py checks every field and says what it refused
   // (no link: no argument, as JavaScript's null would reach Python as JsNull, not None)
   const refused = typeof init.state === "string" ? t.start(init.state) : t.start();
-  postMessage({ type: "ready", ms, refused });
+  postMessage({ type: "ready", ms, refused, from });
   post(t);
   return t;
 }, async (t, msg) => {

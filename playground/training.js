@@ -14,7 +14,7 @@ const MAX_LAYERS = 6, MAX_NEURONS = 8;
 const SVG = "http://www.w3.org/2000/svg";
 
 // read by the browser tests
-const shown = { readyMs: null, snapshots: 0, generation: null, curve: [], last: null, explored: null,
+const shown = { readyMs: null, bootFrom: null, snapshots: 0, generation: null, curve: [], last: null, explored: null,
                 refused: null, stepsPerSecond: null };
 window.mgTraining = shown;
 
@@ -31,7 +31,7 @@ export function startTrainer() {
   trainer = new Worker("trainer.mjs", { type: "module" });
   trainer.onmessage = (e) => onTrainer(e.data);
   trainer.onerror = (e) => { $("trainer-status").textContent = "failed: " + (e.message || "see the console"); };
-  trainer.postMessage({ type: "init", wheel, state: link.state });
+  trainer.postMessage({ type: "init", wheel, snapshot: document.body.dataset.snapshot, state: link.state });
   if (link.state !== undefined) $("train-section").scrollIntoView();
 }
 
@@ -51,6 +51,7 @@ function linkRefused(why, kept = false) {
 function onTrainer(msg) {
   if (msg.type === "ready") {
     shown.readyMs = performance.now();
+    shown.bootFrom = msg.from;  // "snapshot" or "start", as boot.mjs says
     $("trainer-status").textContent = `ready in ${(shown.readyMs / 1000).toFixed(1)} s`;
     for (const el of $("train-section").querySelectorAll("button, select, input")) el.disabled = false;
     if (msg.refused) linkRefused(msg.refused);

@@ -13,7 +13,9 @@ its steps per second reported beside CPython's on the same machine (printed with
 the machines are shared); the controls change the network and restart the loss curve; every control
 and every point round-trip through a share link, and a bad link says what is wrong and injects
 nothing; "Explore this step" opens the explorer on a step of the model being trained, its
-parameters named as named_parameters() names them.  Every request
+parameters named as named_parameters() names them.  Python is restored from the build's memory
+snapshot (random reseeded, the browser named as the runtime, the wheel's files all there); with the
+snapshot missing, cut short or not a snapshot, Python starts as usual.  Every request
 the browser makes (the workers' included) goes to 127.0.0.1; a copy of the site in another folder,
 at another URL path, still works.  Screenshots at 1280x800 go to playground/build/screenshots/
 (git-ignored)."""
@@ -325,6 +327,63 @@ def test_stop_ends_a_run_that_never_ends(page: Any) -> None:
     wait(page, "!document.getElementById('run').disabled")  # a new Python is ready
     run_code(page, "print('after the restart')")
     assert text(page, "output") == "after the restart\n"
+    network(page)
+
+
+def test_python_is_restored_from_the_builds_snapshot(page: Any, site: Path, server: Server) -> None:
+    """The build makes a memory snapshot of Python with micrograd and the runners imported
+    (playground/snapshot.mjs, with Node) and the editor's and the training tab's workers restore it
+    instead of starting Python; what the snapshot holds from the build is the visitor's again:
+    ``random`` reseeded (two visits draw different numbers), the browser named as the runtime."""
+    assert (site / "playground" / "pyodide" / "python.snapshot.gz").is_file()
+    state = page.execute_script("return [window.mgPlayground.bootFrom, window.mgPlayground.snapshotError]")
+    assert state == ["snapshot", None]
+    assert "restored from the build's snapshot" in text(page, "ready-time")
+    probe = (
+        "import js, os, random, sys\n"
+        "print(random.random())\n"
+        "print(sys._emscripten_info.runtime == js.navigator.userAgent, os.environ['_'], sys.path[:2])\n"
+        "print('micrograd.nn' in sys.modules)\n"
+        "from micrograd.nn import MLP\n"  # not in the snapshot: read from the wheel, unpacked again
+        "print(len(MLP(2, [16, 16, 1]).parameters()))\n"
+    )
+    run_code(page, probe)
+    drawn, checks, imported, parameters = text(page, "output").splitlines()
+    assert checks == "True ./this.program ['/home/pyodide', '']"
+    assert (imported, parameters) == ("False", "337")
+    wait(page, "window.mgTraining && window.mgTraining.readyMs", 60)
+    assert page.execute_script("return window.mgTraining.bootFrom") == "snapshot"
+    page.get(server.base + "playground/index.html")  # a second visit
+    wait(page, "window.mgPlayground.runs >= 1")
+    run_code(page, probe)
+    assert text(page, "output").splitlines()[0] != drawn
+    network(page)
+
+
+def test_the_wheel_is_unpacked_as_it_is(page: Any, site: Path) -> None:
+    """boot.mjs unpacks the wheel itself (the build stores its files): every file of the wheel is in
+    the worker's file system, under /home/pyodide as Pyodide's unpackArchive puts it, byte for byte."""
+    import hashlib
+    import zipfile
+
+    (wheel,) = (site / "playground").glob("*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        assert all(i.compress_type == zipfile.ZIP_STORED for i in z.infolist())
+        expected = {i.filename: hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist() if not i.is_dir()}
+    run_code(
+        page,
+        "import hashlib, json, os\n"
+        "found = {}\n"
+        "for folder, _, names in os.walk('/home/pyodide'):\n"
+        "    for name in names:\n"
+        "        path = os.path.join(folder, name)\n"
+        "        with open(path, 'rb') as f:\n"
+        "            found[os.path.relpath(path, '/home/pyodide')] = hashlib.sha256(f.read()).hexdigest()\n"
+        "print(json.dumps(found))\n",
+    )
+    found = json.loads(text(page, "output"))
+    assert found.pop("runner.py")  # the editor's runner, written beside the wheel's files
+    assert found == expected
     network(page)
 
 
@@ -854,6 +913,39 @@ def test_a_copy_of_the_site_elsewhere_still_works(driver: Any, site: Path, tmp_p
         network(driver)
         moved_urls = {r["url"] for r in netlog_requests()}
         assert other.base + "somewhere/else/playground/pyodide/pyodide.asm.wasm" in moved_urls
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("damage", ["missing", "cut short", "not a snapshot"])
+def test_without_a_snapshot_that_restores_python_starts_as_usual(
+    driver: Any, site: Path, tmp_path: Path, damage: str
+) -> None:
+    """The snapshot missing, cut short (gzip's checksum fails) or not a snapshot at all (Pyodide
+    refuses it): the worker says why and starts Python the usual way, and the page works."""
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    snapshot = copy / "playground" / "pyodide" / "python.snapshot.gz"
+    if damage == "missing":
+        snapshot.unlink()
+    elif damage == "cut short":
+        snapshot.write_bytes(snapshot.read_bytes()[: snapshot.stat().st_size // 2])
+    else:
+        import gzip
+
+        snapshot.write_bytes(gzip.compress(os.urandom(1 << 20)))
+    other = Server(copy)
+    try:
+        driver.get(other.base + "playground/index.html")
+        wait(driver, "window.mgPlayground.runs >= 1")
+        assert driver.execute_script("return window.mgPlayground.bootFrom") == "start"
+        why = driver.execute_script("return window.mgPlayground.snapshotError")
+        assert why, why
+        assert values(driver)["a"] == ["2.0", "6.0"] and "L = -8.0" in text(driver, "output")
+        assert "restored" not in text(driver, "ready-time")
+        ready = float(driver.execute_script("return document.body.dataset.readyMs"))
+        print(f"\nplayground, snapshot {damage}: Python started in {ready / 1000:.2f} s ({why})")
+        network(driver)
     finally:
         other.close()
 

@@ -249,6 +249,16 @@ def test_tab_gpt_opens_the_tab(page: Any) -> None:
     assert page.find_element("id", "gpt-section").is_displayed() and "tab=gpt" in page.current_url
 
 
+def test_the_tabs_python_is_restored_from_the_snapshot_unless_numpy_is_shipped(page: Any) -> None:
+    """The GPT tab's worker restores the build's memory snapshot (gpt_runner already imported) when
+    the site has no numpy to load; with numpy it starts Python itself.  Its ready time is printed."""
+    state = gpt(page)
+    shipped = state["numpy"] not in ("the site does not ship Pyodide's numpy", "this Pyodide has no numpy")
+    assert state["bootFrom"] == ("start" if shipped else "snapshot"), state["numpy"]
+    ready = state["readyMs"] / 1000
+    print(f"\nGPT tab: Python ready {ready:.2f} s after the page opened, from {state['bootFrom']}")
+
+
 def test_training_advances_and_the_loss_falls(page: Any) -> None:
     play(page)
     start = gpt(page)["steps"]
