@@ -1,4 +1,4 @@
-"""Samples of different sizes in one batched replay (``BatchedStep.cut``).
+"""Samples of different sizes in one batched replay (``compile(..., batched=True, ragged=True)``).
 
 A loss that adds up per-part terms, such as a document's loss over its positions,
 has a graph that grows with the sample: a shorter document has fewer parts.  Traced
@@ -16,7 +16,7 @@ the first part it leads to), and the rest of the graph is cut away for that samp
 So each sample's numbers are those of the eager engine on its own smaller graph, bit
 for bit.  This holds when a node kept with part ``t`` reads only nodes of parts up to
 ``t`` (true of any node: what it reads leads where it leads), and the nodes that lead
-to no part (the loss itself) read the parts only through ordered sums; ``cut`` checks
+to no part (the loss itself) read the parts only through ordered sums; ``Cuts`` checks
 the second and raises a ``CompileError`` otherwise.
 
 >>> import micrograd
@@ -78,8 +78,6 @@ class Cuts:
     ) -> None:
         np, graph = load_numpy(), plan.graph
         assert graph is not None
-        if not parts:
-            raise CompileError("cut() needs the parts the loss adds up, got none")
         known = set(graph.nodes)
         stray = [i for i, p in enumerate(parts) if not isinstance(p, Value) or p not in known]
         if stray:
@@ -99,13 +97,13 @@ class Cuts:
                 outer = np.array([tags[v] == ALWAYS for v in members])
                 if ((terms != ALWAYS) & outer[None, :]).any():
                     if grp.shared:
-                        raise CompileError("cut(): an ordered sum of the parts that every sample shares")
+                        raise CompileError("ragged=True: an ordered sum of the parts the samples share")
                     self.sums.append((i, terms))
                 continue
             for v in members:
                 if tags[v] == ALWAYS and any(tags.get(c, ALWAYS) != ALWAYS for c in v._prev):
                     raise CompileError(
-                        f"cut(): the loss reads the parts through {v._op!r}, not only through a sum "
+                        f"ragged=True: the loss reads the parts through {v._op!r}, not only through a sum "
                         "(sum(parts) * scale is fine): a sample's smaller graph would not be part of it"
                     )
         consumer = {t.rank: tags[v] for v in graph.computed for t in graph.operands[v]}
@@ -118,17 +116,17 @@ class Cuts:
             if (used.max(axis=0) == used.min(axis=0)).all():
                 continue  # each node's contributions all come from one part: kept or cut together
             if len(used) < 2 or any(gather.shared):
-                raise CompileError("cut(): contributions the samples share, from nodes of several parts")
+                raise CompileError("ragged=True: shared contributions from nodes of several parts")
             if (used == used[:, :1]).all():  # each use's contributions from one part, as a weight's are
                 used = used[:, :1]  # (its mask broadcasts over the nodes: 16x smaller on a GPT's weights)
             self.gathers.append((i, used))
         readers: dict[Value, set[int]] = {p: set() for p in plan.prefixed}
-        for v in graph.computed:
+        for v in graph.computed if readers else ():  # (batched steps whose samples share contributions)
             for t in graph.operands[v]:
                 if t.value in readers:
                     readers[t.value].add(tags[v])
         if any(len(r) > 1 for r in readers.values()):
-            raise CompileError("cut(): a parameter's shared contributions come from nodes of several parts")
+            raise CompileError("ragged=True: a parameter's shared contributions from several parts")
 
     def apply(self, groups: Sequence[Group], gathers: Sequence[Gather], sizes: Ints | None) -> None:
         """Set the masks of these groups and gathers (the step's own, in the order given to
