@@ -25,6 +25,7 @@ May import: ``engine``, ``_core`` and ``math``; never func, compile, viz, exerci
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ..engine import Value
@@ -174,12 +175,20 @@ class LazyMethod:
 
     def __get__(self, obj: object, cls: type | None = None) -> Any:
         load(self.module)
+        if Value.__dict__.get(self.name) is self:  # (the module attached no such method: a stale table)
+            raise AttributeError(
+                f"micrograd.ops.{self.module} attaches no Value.{self.name}: "
+                "run python scripts/gen_value_methods.py"
+            )
         return getattr(Value if obj is None else obj, self.name)
 
 
 def load(module: str) -> Any:
     """``micrograd.ops.<module>``, imported now if not yet; a method a user attached to ``Value``
     under one of its names before it loaded (the lecture's way) is theirs and stays."""
+    loaded = sys.modules.get(f"{__name__}.{module}")
+    if loaded is not None:
+        return loaded
     names = METHODS.get(module, ())
     attached = Value.__dict__
     own = {n: attached[n] for n in names if n in attached and not isinstance(attached[n], LazyMethod)}
