@@ -121,8 +121,13 @@ def linear_over_positions(weights: list[list[Value]], columns: list[list[Value]]
 
 @pytest.mark.parametrize("specials", [False, True])
 @pytest.mark.parametrize("batched", [False, True])
-def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(specials: bool, batched: bool) -> None:
+def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(
+    specials: bool, batched: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from micrograd.compiler import fast
     from micrograd.compiler.fast import dot_grid
+
+    monkeypatch.setattr(fast, "CALL_COST", 0)  # (a layer this small takes the block path: test the grid's)
 
     rng = random.Random(specials * 2 + batched)
     n_in, n_out, positions = 4, 3, 5
@@ -151,3 +156,6 @@ def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(specials:
     # a dot of a vector with itself (an rmsnorm's) is no grid: every node reads its own pairs
     assert dot_grid(np.array([[0, 0], [1, 2], [1, 2]])) is None
     assert dot_grid(np.array([[0, 0, 0, 0], [1, 2, 1, 2], [5, 5, 6, 6]])) is not None
+    monkeypatch.undo()  # the grid only where it saves more than its extra calls cost
+    assert dot_grid(np.array([[0, 0, 0, 0], [1, 2, 1, 2], [5, 5, 6, 6]])) is None
+    assert dot_grid(np.array([[0, 0, 0, 0], [1, 2, 1, 2], [5, 5, 6, 6]]), width=4000) is not None

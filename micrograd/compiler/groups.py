@@ -207,7 +207,8 @@ class Group:
         taken in one call (a GPT step's Dot groups: one ``take`` where there were 2n+1)."""
         np, dest, spread, forward = load_numpy(), self.dest, self.spread, self.block[0]  # type: ignore[index]
         index = np.stack(self.args)  # (operands, nodes)
-        self.grid = dot_grid(index) if forward is dot_block_forward else None
+        width = int(np.prod(src.shape[1:], dtype=np.intp))  # numbers per slot: the batch, or 1
+        self.grid = dot_grid(index, width) if forward is dot_block_forward else None
         if self.grid is not None:
             return self.grid_step(src, index[0])
         block = np.empty((*index.shape, *src.shape[1:]))
