@@ -11,8 +11,11 @@ import threading
 import warnings
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from micrograd import Value, func
+from micrograd.func.reverse import add_rows_into_grad
 from micrograd.func.transforms import TracedValueReadWarning
 
 
@@ -65,6 +68,40 @@ def test_a_node_used_twice_sums_signed_zeros_as_in_pytorch() -> None:
         t = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
         (t * a + t * b).backward()
         assert same(x.grad, t.grad.item()), (a, b)
+
+
+SPECIAL = st.sampled_from([0.0, -0.0, 1.0, -1.0, 1e16, -1e16, 3.5, math.inf, -math.inf, math.nan])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), st.integers(1, 6), st.integers(0, 10))
+def test_many_passes_added_at_once_are_the_passes_one_by_one(data: st.DataObject, n: int, k: int) -> None:
+    """add_rows_into_grad (a compiled step's gradients of k samples into n .grads, in one go) leaves
+    what k backward() passes leave, one after the other: signed zeros, sums of zeros, inf, nan."""
+    starts = data.draw(st.lists(st.one_of(SPECIAL, st.just("a sum of zeros")), min_size=n, max_size=n))
+    rows = data.draw(st.lists(st.lists(SPECIAL, min_size=n, max_size=n), min_size=k, max_size=k))
+    reached = data.draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=k, max_size=k))
+    at_once, one_by_one = [Value(1.0) for _ in range(n)], [Value(1.0) for _ in range(n)]
+    for a, b, start in zip(at_once, one_by_one, starts):
+        if start == "a sum of zeros":  # a .grad that holds 0.0 summed, not a fresh 0.0
+            for x in (a, b):
+                x.grad = 0.0
+                (x * 0.0).backward()
+                (x * -0.0).backward()
+        else:
+            a.grad = b.grad = start
+    add_rows_into_grad(at_once, rows, reached)
+    for row, hits in zip(rows, reached):
+        for x, g, hit in zip(one_by_one, row, hits):
+            if hit:
+                (x * g).backward()  # d(x * g)/dx = g, added as backward() adds
+    for a, b in zip(at_once, one_by_one):
+        assert same(a.grad, b.grad), (starts, rows, reached)
+    # and a zero summed reads as a sum to the next pass
+    for a, b in zip(at_once, one_by_one):
+        (a * -0.0).backward()
+        (b * -0.0).backward()
+        assert same(a.grad, b.grad), (starts, rows, reached)
 
 
 # ---- nan: elu, clamp -------------------------------------------------------------------------

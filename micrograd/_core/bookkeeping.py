@@ -6,8 +6,12 @@ backward pass runs, safely across threads.  Knows nodes by their slots; does not
 from __future__ import annotations
 
 import gc
+import struct
 import threading
+from contextlib import suppress
+from itertools import repeat
 from math import copysign
+from operator import is_
 from typing import Any
 
 from .coerce import is_value
@@ -60,15 +64,38 @@ def grad_plus(node: Any, g: Any) -> Any:
 def accumulate_rows(start: Any, summed: Any, rows: Any, reached: Any) -> tuple[Any, Any]:
     """``add_into_grad``'s rule on arrays, for many backward passes at once: ``start`` (the .grads)
     and ``summed`` (which of them hold a sum), then each pass's gradients ``rows[k]``, added where
-    ``reached[k]`` holds, one pass after the other.  The .grads after, and which hold a sum."""
+    ``reached[k]`` holds, one pass after the other.  The .grads after, and which hold a sum.
+
+    One ordered sum per .grad, first row to last: a .grad that holds no gradient yet (a plain
+    0.0) starts from -0.0, which takes its first gradient as it is (-0.0 + g is g, zeros' signs
+    included), any other from itself; a pass that does not reach it adds -0.0, which changes
+    nothing.  So each .grad goes through the very additions of the pass-by-pass loop.
+
+    >>> acc, summed = accumulate_rows([0.0, 1.0], [False, False], [[-0.0, 2.0], [5.0, 3.0]],
+    ...                               [[True, True], [False, True]])
+    >>> acc.tolist(), summed.tolist()
+    ([-0.0, 6.0], [True, True])
+    """
     import numpy as np
 
     acc, summed = np.asarray(start, dtype=np.float64), np.asarray(summed, dtype=bool)
-    for g, r in zip(rows, reached):
-        fresh = (acc == 0.0) & ~np.signbit(acc) & ~summed  # a plain 0.0: no gradient yet
-        acc = np.where(r, np.where(fresh, g, acc + g), acc)
-        summed = summed | r
-    return acc, summed
+    rows, reached = np.asarray(rows, dtype=np.float64), np.asarray(reached, dtype=bool)
+    if not len(rows):
+        return acc.copy(), summed.copy()
+    fresh = (acc == 0.0) & ~np.signbit(acc) & ~summed  # a plain 0.0: no gradient yet
+    terms = np.empty((len(rows) + 1, len(acc)))
+    terms[0] = np.where(fresh, -0.0, acc)
+    terms[1:] = rows
+    np.copyto(terms[1:], -0.0, where=~reached)
+    # numpy adds the outer axis of a C-ordered array row by row (from its initial value, else
+    # from 0.0, which would turn a -0.0 into 0.0), but a single column pairwise
+    with np.errstate(all="ignore"):  # inf and nan are sums here, as in the engine
+        if len(acc) > 1:
+            total = np.add.reduce(terms, axis=0, initial=-0.0)
+        else:
+            total = np.add.accumulate(terms[:, 0])[-1:]
+    any_pass = reached.any(axis=0)
+    return np.where(any_pass, total, acc), summed | any_pass
 
 
 def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> None:
@@ -82,10 +109,20 @@ def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> None:
     >>> x.grad, copysign(1.0, x.grad), x.grad is ZERO_SUM
     (0.0, 1.0, True)
     """
-    start = [n.grad for n in nodes]
-    acc, summed = accumulate_rows(start, [g is ZERO_SUM for g in start], rows, reached)
-    for node, value, s in zip(nodes, acc.tolist(), summed.tolist()):
-        node.grad = ZERO_SUM if s and value == 0.0 and copysign(1.0, value) > 0 else value
+    import numpy as np
+
+    start: Any = [n.grad for n in nodes]
+    marked = np.frombuffer(bytes(map(is_, start, repeat(ZERO_SUM))), dtype=bool)  # (by identity)
+    # packed as C doubles, a third of np.asarray's time on a list of floats (if not all floats,
+    # np.asarray says what it makes of them)
+    with suppress(TypeError, struct.error):
+        start = np.frombuffer(struct.pack(f"{len(start)}d", *start))
+    acc, summed = accumulate_rows(start, marked, rows, reached)
+    values = acc.tolist()
+    for i in np.flatnonzero(summed & (acc == 0.0) & ~np.signbit(acc)).tolist():
+        values[i] = ZERO_SUM  # a zero that is a sum (rare: one pass in a few)
+    for node, value in zip(nodes, values):
+        node.grad = value
 
 
 def add_to_grad(node: Any, g: Any) -> Any:
