@@ -147,3 +147,42 @@ def _product_of_parts(w: Value) -> Callable[[list[Value]], tuple[Value, list[Val
         return a * b, [a, b]
 
     return loss
+
+
+def test_a_cut_position_that_overflows_leaves_the_weights_gradients_alone() -> None:
+    """A Linear layer's weights, read at every position, gather their gradients through strided
+    views of a regular grid (``groups.grid_blocks``), and a sample's cut positions stay out of
+    them: past a sample's end its inputs are huge, exp overflows there, and the backward's inf
+    times a cut node's zero gradient is nan, which the mask keeps out of the sums."""
+    from micrograd.ops import weighted_sum
+
+    n_in, n_out, positions = 3, 4, 4
+    rng = np.random.default_rng(7)
+    weights = [[Value(float(rng.normal())) for _ in range(n_in)] for _ in range(n_out)]
+    params = [w for row in weights for w in row]
+
+    def parts_of(xs: list[Value]) -> list[Value]:
+        cols = [xs[p * n_in : (p + 1) * n_in] for p in range(positions)]
+        return [micrograd.sum(weighted_sum(row, col).exp() for row in weights) for col in cols]
+
+    def loss(xs: list[Value]) -> tuple[Value, list[Value]]:
+        parts = parts_of(xs)
+        return micrograd.sum(parts), parts
+
+    step = micrograd.compile(
+        loss, (np.zeros(n_in * positions),), params, batched=True, ragged=True, reduction="sum"
+    )
+    sizes = [2, positions, 1]
+    xs = rng.normal(size=(len(sizes), n_in * positions))
+    for i, n in enumerate(sizes):
+        xs[i, n * n_in :] = 1e300  # past the sample's end: exp(1e300 * w) is inf, or 0
+    losses, grads = step.per_sample(xs, sizes=sizes)
+    assert any(g.strided is not None for g in step._all_gathers())  # (the strided views ran)
+    for i, n in enumerate(sizes):
+        xv = [Value(float(x)) for x in xs[i, : n * n_in]]
+        for p in params:
+            p.grad = None
+        want = micrograd.sum(parts_of(xv + [Value(0.0)] * ((positions - n) * n_in))[:n])
+        want.backward()
+        assert _bits(losses[i]) == _bits(want.data)
+        assert _bits(grads[i]) == _bits([p.grad for p in params])

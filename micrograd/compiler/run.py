@@ -17,7 +17,19 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .errors import load_numpy
-from .groups import CONTRIB, G_FIRST, Gather, Source, Target, as_block, ordered_sum, sum_uses, write_to
+from .groups import (
+    CONTRIB,
+    G_FIRST,
+    Gather,
+    Source,
+    Target,
+    as_block,
+    grid_blocks,
+    ordered_sum,
+    sum_grids,
+    sum_uses,
+    write_to,
+)
 from .plan import Plan
 from .ragged import Cuts
 from .trace import as_array
@@ -195,9 +207,33 @@ class CompiledStep:
             view = gather.view
             if view is not None and view.shape[1:] == gather.src.shape[1:] and view.flags.c_contiguous:
                 gather.flat = view.reshape(-1)
+            gather.strided = self._strided(gather, tail) if not shared[0] else None
         else:  # the leading contributions the samples share, added up on one column, then the rest
             gather.lead = shared.index(False) if False in shared else len(shared)
             gather.src = self._contrib1
+
+    def _strided(self, gather: Gather, tail: tuple[int, ...]) -> list[tuple[slice, Any, Any]] | None:
+        """(A batch of 2 or more, the sums going to consecutive rows) the contributions of each
+        regular grid of ``gather``'s slots as a strided view, and an array for its sums; else None.
+        Where a weights matrix's are, the view saves taking them: on the weights of a 16-name GPT
+        batch, 11 positions (6 of them cut for some names), 1.08 ms against 1.60 (best of 30)."""
+        np = load_numpy()
+        if len(tail) != 1 or tail[0] < 2 or gather.view is None:
+            return None
+        blocks = grid_blocks(np, gather.slots)
+        if blocks is None:
+            return None
+        src, uses = self._contrib, len(gather.slots)
+        rows, col = src.strides
+        out = []
+        for c0, a, b, first, su, sa, sb in blocks:
+            if sb != 1 and sa != 1:  # (rows far apart both ways: the copy reads them no worse)
+                return None
+            terms = np.lib.stride_tricks.as_strided(
+                src[first:], (uses, a, b, tail[0]), (su * rows, sa * rows, sb * rows, col)
+            )
+            out.append((slice(c0, c0 + a * b), terms, np.empty((a, b, tail[0]))))
+        return out
 
     def _read_at_source(self, gathers: list[Gather]) -> None:
         """A gather of contributions that are all one engine op's gradients for one operand reads
@@ -342,7 +378,10 @@ class CompiledStep:
         np = load_numpy()
         slots, lead, dest, rows = gather.slots, gather.lead, gather.dest, gather.targets
         if lead < 0:  # one kind: one reduction over the uses
-            sum_uses(np, gather, gather.src, slots)
+            if gather.strided is not None:
+                sum_grids(np, gather)
+            else:
+                sum_uses(np, gather, gather.src, slots)
             return
         # Mixed, or one use: added in place, left to right, the leading shared ones on one column
         # (-0.0 + x is x, and a + b is b + a, bit for bit: the same sums as ordered_sum's).
