@@ -133,6 +133,33 @@ def test_backward_accumulates_into_grad_and_forward_gives_the_loss() -> None:
     assert [p.grad for p in params] == [2 * g for g in grads.tolist()]
 
 
+@pytest.mark.parametrize("start", [0.0, -0.0, 1.5, "a sum of zeros"])
+@pytest.mark.parametrize("g", [0.0, -0.0, 2.0])
+def test_backward_adds_into_grad_as_the_eager_backward_does(start: object, g: float) -> None:
+    """Signed zeros as backward() leaves them: a fresh 0.0 takes the gradient as it is, a .grad
+    that holds a sum of zeros adds it (0.0 + -0.0 is 0.0), and a parameter the loss does not
+    read keeps its .grad, -0.0 included."""
+
+    def fresh() -> tuple[Value, Value]:
+        w, unused = Value(1.0), Value(1.0)
+        for p in (w, unused):
+            if start == "a sum of zeros":
+                p.grad = 0.0
+                (p * 0.0).backward()
+                (p * -0.0).backward()
+            else:
+                p.grad = start
+        return w, unused
+
+    w, unused = fresh()
+    step = mg_compile(lambda x: w * x[0], ([1.0],), params=[w, unused])
+    step.backward([g])
+    eager_w, eager_unused = fresh()
+    (eager_w * g).backward()
+    for got, want in ((w.grad, eager_w.grad), (unused.grad, eager_unused.grad)):
+        assert (got, math.copysign(1.0, got)) == (want, math.copysign(1.0, want))
+
+
 def test_nn_mlp_with_optimizer_matches_eager_training() -> None:
     nn = pytest.importorskip("nn", reason="the nn package provides MLP, losses and optimizers")
     X, y = moons_like(25, seed=5)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from .._core.bookkeeping import add_rows_into_grad
 from .errors import load_numpy
 from .groups import (
     CONTRIB,
@@ -432,9 +433,9 @@ class CompiledStep:
         """Like ``loss.backward()`` on the eager graph: add each gradient into its parameter's
         ``.grad`` (so zero them between steps, e.g. ``optimizer.zero_grad()``); returns the loss."""
         loss, grads = self(*inputs)
-        for p, g in zip(self.params, grads.tolist()):
-            grad = p.grad  # as backward() adds: 0.0 counts as none yet, so -0.0 keeps its sign
-            p.grad = grad + g if grad else g
+        # as backward() adds (a fresh 0.0 takes the gradient as it is, a sum of zeros adds it), into
+        # the parameters the loss's graph holds only: another's .grad is left alone
+        add_rows_into_grad(self.params, grads[None, :], self.reached[None, :])
         return loss
 
 
