@@ -10,11 +10,24 @@ loss and the sum of their gradients: what a loop of ``model.loss(doc).backward()
 leaves in ``.grad``, up to float rounding (matrix products add in BLAS's order; the
 tests check 1e-12 against ``nn.GPT``).  Runs inside a worker process.
 
+``ordered=True`` (``one_name_ordered``, ``sixteen_names_ordered``) is the same step
+with every matrix product, forward and backward (the attention's and the weight
+gradients' sums over positions too), made by ``ordered_matmul``: each entry the sum
+of its products added first to last, as the eager engine adds a dot product, with
+no BLAS and no pairwise summation.  It is a cost floor for the ordered products
+that issue 37's contract (bit for bit the eager engine's numbers) asks for, NOT a
+bit-identical replica of the eager engine: everything else (the softmax's and
+rmsnorm's sums, ``np.exp``, ``np.log``, the sum over the batch) is numpy's as in
+the BLAS floor, pairwise sums included.
+
 >>> import random
 >>> w = init_weights(vocab=5, block_size=4, n_layer=1, n_embd=4, rng=random.Random(0))
 >>> losses, grads = loss_and_grads(w, [[4, 1, 2, 4], [4, 0, 4]], n_head=2)
 >>> len(losses), sorted(grads) == sorted(w), grads["wte"].shape
 (2, True, (5, 4))
+>>> ordered_losses, _ = loss_and_grads(w, [[4, 1, 2, 4], [4, 0, 4]], n_head=2, ordered=True)
+>>> max(abs(a - b) for a, b in zip(losses, ordered_losses)) < 1e-12
+True
 """
 
 from __future__ import annotations
@@ -50,6 +63,35 @@ def init_weights(
     return w
 
 
+def ordered_matmul(a: Any, b: Any) -> Any:
+    """``a @ b`` for arrays of at least 2 dimensions (the batch dimensions broadcast as ``@``
+    broadcasts them), each entry ``sum_j a[..., i, j] * b[..., j, k]`` added in order, j = 0
+    first: the products are laid out with the contracted axis first, C-contiguous, and added
+    along it, one whole slice at a time (numpy adds along an axis that is not the innermost
+    in order; only along the innermost does it sum pairwise).  Where the result has one entry,
+    the contracted axis would be the innermost: ``np.add.accumulate``, in order by definition.
+
+    >>> import numpy as np
+    >>> ordered_matmul(np.array([[1.0, 1e16, -1e16]]), np.ones((3, 2)))  # (1 + 1e16) - 1e16
+    array([[0., 0.]])
+    """
+    import numpy as np
+
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim < 2 or b.ndim < 2:
+        raise ValueError(f"ordered_matmul takes arrays of 2 or more dimensions, got {a.shape} and {b.shape}")
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"ordered_matmul: {a.shape} @ {b.shape}: the contracted sizes differ")
+    ndim = max(a.ndim, b.ndim)
+    a = a.reshape((1,) * (ndim - a.ndim) + a.shape)  # the batch dimensions aligned from the right
+    b = b.reshape((1,) * (ndim - b.ndim) + b.shape)
+    # (J, ..., n, 1) * (J, ..., 1, m): every product, the contracted axis J first, C order
+    products = np.multiply(np.moveaxis(a, -1, 0)[..., None], np.moveaxis(b, -2, 0)[..., None, :], order="C")
+    if math.prod(products.shape[1:]) == 1 and len(products):
+        return np.add.accumulate(products, axis=0)[-1]
+    return np.add.reduce(products, axis=0)  # (no products: zeros, as ``@`` gives)
+
+
 def _rms(x: Any) -> Any:
     """rmsnorm's scale ``(mean(x**2) + eps) ** -0.5`` over the last axis, kept as an axis."""
     return ((x * x).sum(axis=-1, keepdims=True) / x.shape[-1] + RMS_EPS) ** -0.5
@@ -61,11 +103,14 @@ def _rms_back(x: Any, s: Any, dy: Any) -> Any:
 
 
 def loss_and_grads(
-    w: dict[str, Any], docs: Sequence[Sequence[int]], n_head: int
+    w: dict[str, Any], docs: Sequence[Sequence[int]], n_head: int, ordered: bool = False
 ) -> tuple[list[float], dict[str, Any]]:
     """Each document's loss (the mean over its positions of ``-log softmax(logits)[next]``) and the
-    gradients of the SUM of those losses, one array per weight, as a dict like ``w``."""
+    gradients of the SUM of those losses, one array per weight, as a dict like ``w``.  Every matrix
+    product is ``mm``: ``np.matmul`` (BLAS), or with ``ordered`` ``ordered_matmul`` (sums in order)."""
     import numpy as np
+
+    mm = ordered_matmul if ordered else np.matmul
 
     n_layer = sum(1 for k in w if k.endswith(".attn_wq"))
     wte, wpe, lm_head = w["wte"], w["wpe"], w["lm_head"]
@@ -96,20 +141,20 @@ def loss_and_grads(
         wq, wk, wv, wo, fc1, fc2 = (w[f"layer{i}.{k}"] for k in LAYER_KEYS)
         x_in, s1 = x, _rms(x)
         h = x * s1
-        q, k, v = heads(h @ wq.T), heads(h @ wk.T), heads(h @ wv.T)
-        scores = q @ k.transpose(0, 1, 3, 2) / scale
+        q, k, v = heads(mm(h, wq.T)), heads(mm(h, wk.T)), heads(mm(h, wv.T))
+        scores = mm(q, k.transpose(0, 1, 3, 2)) / scale
         scores[..., causal] = -np.inf
         att = np.exp(scores - scores.max(axis=-1, keepdims=True))
         att /= att.sum(axis=-1, keepdims=True)
-        out = joined(att @ v)
-        x = out @ wo.T + x_in
+        out = joined(mm(att, v))
+        x = mm(out, wo.T) + x_in
         x_mid, s2 = x, _rms(x)
         h2 = x * s2
-        pre = h2 @ fc1.T
+        pre = mm(h2, fc1.T)
         f = np.maximum(pre, 0.0)
-        x = f @ fc2.T + x_mid
+        x = mm(f, fc2.T) + x_mid
         saved.append((x_in, s1, h, q, k, v, att, out, x_mid, s2, h2, pre, f))
-    logits = x @ lm_head.T
+    logits = mm(x, lm_head.T)
     shifted = logits - logits.max(axis=-1, keepdims=True)
     exps = np.exp(shifted)
     total = exps.sum(axis=-1, keepdims=True)
@@ -121,28 +166,28 @@ def loss_and_grads(
     dlogits = exps / total
     np.put_along_axis(dlogits, tgt[..., None], np.take_along_axis(dlogits, tgt[..., None], -1) - 1.0, -1)
     dlogits *= weight[..., None]
-    grads: dict[str, Any] = {"lm_head": dlogits.reshape(-1, dlogits.shape[-1]).T @ x.reshape(-1, C)}
-    dx = dlogits @ lm_head
+    grads: dict[str, Any] = {"lm_head": mm(dlogits.reshape(-1, dlogits.shape[-1]).T, x.reshape(-1, C))}
+    dx = mm(dlogits, lm_head)
     for i in reversed(range(n_layer)):
         wq, wk, wv, wo, fc1, fc2 = (w[f"layer{i}.{k}"] for k in LAYER_KEYS)
         x_in, s1, h, q, k, v, att, out, x_mid, s2, h2, pre, f = saved[i]
         # the MLP: x = fc2 relu(fc1 rmsnorm(x_mid)) + x_mid
-        grads[f"layer{i}.mlp_fc2"] = dx.reshape(-1, C).T @ f.reshape(-1, f.shape[-1])
-        dpre = (dx @ fc2) * (pre > 0.0)
-        grads[f"layer{i}.mlp_fc1"] = dpre.reshape(-1, dpre.shape[-1]).T @ h2.reshape(-1, C)
-        dx = dx + _rms_back(x_mid, s2, dpre @ fc1)
+        grads[f"layer{i}.mlp_fc2"] = mm(dx.reshape(-1, C).T, f.reshape(-1, f.shape[-1]))
+        dpre = mm(dx, fc2) * (pre > 0.0)
+        grads[f"layer{i}.mlp_fc1"] = mm(dpre.reshape(-1, dpre.shape[-1]).T, h2.reshape(-1, C))
+        dx = dx + _rms_back(x_mid, s2, mm(dpre, fc1))
         # attention: x = wo (softmax(q k / sqrt(D)) v, per head) + x_in
-        grads[f"layer{i}.attn_wo"] = dx.reshape(-1, C).T @ out.reshape(-1, C)
-        dout = heads(dx @ wo)
-        datt = dout @ v.transpose(0, 1, 3, 2)
-        dv = att.transpose(0, 1, 3, 2) @ dout
+        grads[f"layer{i}.attn_wo"] = mm(dx.reshape(-1, C).T, out.reshape(-1, C))
+        dout = heads(mm(dx, wo))
+        datt = mm(dout, v.transpose(0, 1, 3, 2))
+        dv = mm(att.transpose(0, 1, 3, 2), dout)
         dscores = att * (datt - (datt * att).sum(axis=-1, keepdims=True)) / scale
-        dq, dk = joined(dscores @ k), joined(dscores.transpose(0, 1, 3, 2) @ q)
+        dq, dk = joined(mm(dscores, k)), joined(mm(dscores.transpose(0, 1, 3, 2), q))
         dv = joined(dv)
         flat_h = h.reshape(-1, C)
         for key, d in (("attn_wq", dq), ("attn_wk", dk), ("attn_wv", dv)):
-            grads[f"layer{i}.{key}"] = d.reshape(-1, C).T @ flat_h
-        dh = dq @ wq + dk @ wk + dv @ wv
+            grads[f"layer{i}.{key}"] = mm(d.reshape(-1, C).T, flat_h)
+        dh = mm(dq, wq) + mm(dk, wk) + mm(dv, wv)
         dx = dx + _rms_back(x_in, s1, dh)
     dx0 = _rms_back(x0, s0, dx)
     dwte = np.zeros_like(wte)
@@ -189,10 +234,11 @@ def _training() -> tuple[dict[str, Any], list[list[int]]]:
     return init_weights(len(chars) + 1, BLOCK_SIZE, N_LAYER, N_EMBD, random.Random(SEED)), docs
 
 
-def train(steps: int, batch: int, shown: int) -> dict[str, Any]:
+def train(steps: int, batch: int, shown: int, ordered: bool = False) -> dict[str, Any]:
     """``steps`` Adam steps of ``batch`` names each (name ``k * batch + j`` in the shuffled order),
     the learning rate decaying over ``steps`` as in microgpt; each step timed, the sample being the
-    time per name; the mean loss of the first ``shown`` steps."""
+    time per name; the mean loss of the first ``shown`` steps.  ``ordered``: the products added in
+    order (``loss_and_grads``)."""
     w, docs = _training()
     opt = Adam(w, LR, (BETA1, BETA2), EPS)
     samples, losses = [], []
@@ -200,7 +246,7 @@ def train(steps: int, batch: int, shown: int) -> dict[str, Any]:
         t0 = perf_counter()
         at = step * batch
         chosen = [docs[(at + j) % len(docs)] for j in range(batch)]
-        step_losses, grads = loss_and_grads(w, chosen, N_HEAD)
+        step_losses, grads = loss_and_grads(w, chosen, N_HEAD, ordered)
         opt.lr = LR * (1 - step / steps)
         opt.step(grads)
         samples.append((perf_counter() - t0) / batch)
@@ -210,14 +256,24 @@ def train(steps: int, batch: int, shown: int) -> dict[str, Any]:
     return {"samples": samples, "loss": losses[:shown], "final_loss": losses[-1]}
 
 
-def one_name(steps: int, compiled_steps: int) -> dict[str, Any]:
+def one_name(steps: int, compiled_steps: int, ordered: bool = False) -> dict[str, Any]:
     """The floor of ``gpt_workloads.gpt_eager``: one name a step, the ``compiled_steps`` steps
     (microgpt's 1,000) all timed; its first ``steps`` losses are the other rows' trajectory."""
-    return train(compiled_steps, 1, steps)
+    return train(compiled_steps, 1, steps, ordered)
 
 
-def sixteen_names(steps: int, compiled_steps: int) -> dict[str, Any]:
+def sixteen_names(steps: int, compiled_steps: int, ordered: bool = False) -> dict[str, Any]:
     """16 names a step (their gradients added), ``compiled_steps`` steps; the sample is per name."""
-    result = train(compiled_steps, 16, steps)
+    result = train(compiled_steps, 16, steps, ordered)
     result["batch_loss"] = result.pop("loss", [])  # (not microgpt's one-name trajectory)
     return result
+
+
+def one_name_ordered(steps: int, compiled_steps: int) -> dict[str, Any]:
+    """``one_name`` with the matrix products added in order (``ordered_matmul``)."""
+    return one_name(steps, compiled_steps, ordered=True)
+
+
+def sixteen_names_ordered(steps: int, compiled_steps: int) -> dict[str, Any]:
+    """``sixteen_names`` with the matrix products added in order (``ordered_matmul``)."""
+    return sixteen_names(steps, compiled_steps, ordered=True)

@@ -167,7 +167,7 @@ def _measure(t: Target, summary: dict[str, Any]) -> tuple[float | None, bool | N
         return None, None
     if t.kind == "speedup":
         speedup = base["median"] / row["median"]
-        return speedup, speedup >= t.threshold
+        return speedup, None if t.threshold is None else speedup >= t.threshold
     if t.kind == "ratio":
         ratio = row["median"] / base["median"]
         return ratio, None if t.threshold is None else ratio <= t.threshold

@@ -184,6 +184,8 @@ GPT_COMPILED = "nn.GPT, compile_loss() (traces included, over 1,000 steps)"
 GPT_BATCHED = "nn.GPT, compile_loss(batched=True), 16 names a step (per name)"
 GPT_FLOOR = "numpy floor, 1 name a step"
 GPT_FLOOR_16 = "numpy floor, 16 names a step (per name)"
+GPT_FLOOR_ORDERED = "numpy floor, ordered sums, 1 name a step"
+GPT_FLOOR_ORDERED_16 = "numpy floor, ordered sums, 16 names a step (per name)"
 NUMPY_GPT = Engine("numpy", REPO_ROOT)  # the hand-vectorised step (the repo for the names)
 
 MICROGPT = Workload(
@@ -211,12 +213,18 @@ MICROGPT = Workload(
         ),
         Row(GPT_FLOOR, NUMPY_GPT, "gpt_floor:one_name"),
         Row(GPT_FLOOR_16, NUMPY_GPT, "gpt_floor:sixteen_names"),
+        Row(GPT_FLOOR_ORDERED, NUMPY_GPT, "gpt_floor:one_name_ordered"),
+        Row(GPT_FLOOR_ORDERED_16, NUMPY_GPT, "gpt_floor:sixteen_names_ordered"),
     ),
     baselines=(MG, GPT_FLOOR),
     agreement="loss",
     note="the same names in the same order, one per step; microgpt's script is ours, written once and run "
     "on either Value; the compiled row's sample is the mean step over 1,000 steps, its traces included; "
     "the numpy floor is the same training vectorised by hand (gpt_floor.py), every step of the 1,000 timed; "
+    "its ordered-sums rows make every matrix product (forward, backward, attention, weight gradients) an "
+    "in-order sum over the contracted axis, first term to last, as the eager engine adds a dot product (no "
+    "BLAS, no pairwise sum): the cost of issue 37's ordered products in a hand-written step, not a "
+    "bit-identical eager replica (softmax, rmsnorm and exp stay numpy's); "
     "a row of 16 names a step reports the time per name (its losses are not microgpt's one-name trajectory)",
 )
 
@@ -458,6 +466,40 @@ TARGETS: tuple[Target, ...] = (
         "ratio",
         None,
         baseline=GPT_FLOOR_16,
+    ),
+    Target(
+        "numpy floor, ordered sums, one name a step: speedup over microgpt's engine "
+        "(issue 37: reported, no goal)",
+        "microgpt_step",
+        GPT_FLOOR_ORDERED,
+        "speedup",
+        None,
+        baseline=MG,
+    ),
+    Target(
+        "nn.GPT compiled, one name a step / numpy floor with ordered sums (issue 37: reported, no goal)",
+        "microgpt_step",
+        GPT_COMPILED,
+        "ratio",
+        None,
+        baseline=GPT_FLOOR_ORDERED,
+    ),
+    Target(
+        "numpy floor, ordered sums, 16 names a step: speedup per name over microgpt's engine "
+        "(issue 37: reported, no goal)",
+        "microgpt_step",
+        GPT_FLOOR_ORDERED_16,
+        "speedup",
+        None,
+        baseline=MG,
+    ),
+    Target(
+        "nn.GPT batched, per name / numpy floor with ordered sums at 16 names (issue 37: reported, no goal)",
+        "microgpt_step",
+        GPT_BATCHED,
+        "ratio",
+        None,
+        baseline=GPT_FLOOR_ORDERED_16,
     ),
     Target(
         "nn.GPT batched: 1,000 steps of 16 names in <= 10 s, traces included (issue 37)",

@@ -168,6 +168,24 @@ def test_digits_batches_and_weights_are_deterministic() -> None:
     assert layers == digits.initial_weights()
 
 
+def test_targets_without_a_goal_are_reported_not_judged() -> None:
+    """Every target measures on a summary of every row; one with no goal (threshold None), of any
+    kind, is reported, never met or not met."""
+    from benchmarks.suite import TARGETS
+
+    extras = {"trace_s": 1e-3, "run_s": 1.0, "page_bytes": 1e6, "loss_max_rel_diff": 0.0}
+    summary = {
+        w.key: {"rows": {r.label: {"median": 1e-3 * (i + 1), **extras} for i, r in enumerate(w.rows)}}
+        for w in WORKLOADS
+    }
+    measured = report.check_targets(summary)
+    assert [m["target"] for m in measured] == [t.text for t in TARGETS]
+    for t, m in zip(TARGETS, measured):
+        assert m["value"] is not None, t.text
+        assert (m["met"] is None) == (t.threshold is None), t.text
+    assert "reported (measured" in report.targets_text(measured)
+
+
 def test_max_rel_diff() -> None:
     assert max_rel_diff([1.0, 0.0], [1.0, 0.0]) == 0.0
     assert max_rel_diff([1.0, 2.0], [1.0, 2.2]) == pytest.approx(0.2 / 2.2)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import operator
 import random
 
 import numpy as np
@@ -9,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.gpt_floor import loss_and_grads
+from benchmarks.gpt_floor import loss_and_grads, ordered_matmul
 from micrograd import Value
 from nn import GPT
 
@@ -35,21 +37,93 @@ def _eager(model: GPT, docs: list[list[int]]) -> tuple[list[float], list[float]]
     return losses, [p.grad for p in params]
 
 
+@pytest.mark.parametrize("ordered", [False, True])
 @pytest.mark.parametrize("n_docs", [1, 16])
-def test_numpy_floor_matches_nn_gpt(n_docs: int) -> None:
+def test_numpy_floor_matches_nn_gpt(n_docs: int, ordered: bool) -> None:
+    """The floor (BLAS products, or with ``ordered`` products added in order) gives nn.GPT's losses
+    and gradients to 1e-12, and the two floors give each other's."""
     model = _model()
     docs = _docs(random.Random(n_docs), n_docs, model.vocab_size, model.block_size)
     state = {k: np.array([[w.data for w in row] for row in m]) for k, m in model.to_microgpt().items()}
-    losses, grads = loss_and_grads(state, docs, model.n_head)
+    losses, grads = loss_and_grads(state, docs, model.n_head, ordered=ordered)
+    blas_losses, blas_grads = loss_and_grads(state, docs, model.n_head)
     want_losses, want_grads = _eager(model, docs)
     assert np.allclose(losses, want_losses, rtol=1e-12, atol=0)
+    assert np.allclose(losses, blas_losses, rtol=1e-12, atol=0)
     got = np.concatenate([grads[k].ravel() for k in model.to_microgpt()])
+    assert np.abs(got - np.concatenate([blas_grads[k].ravel() for k in model.to_microgpt()])).max() <= 1e-12
     # model.parameters() and to_microgpt() list the weights in the same order? compare by identity
     order = {
         id(w): i for i, w in enumerate(w for m in model.to_microgpt().values() for row in m for w in row)
     }
     got = got[[order[id(p)] for p in model.parameters()]]
     assert np.abs(got - np.array(want_grads)).max() <= 1e-12
+
+
+def _in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` (batch dimensions broadcast) in Python floats, each entry's products added first
+    to last: ((p0 + p1) + p2) + ..."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    out = np.zeros((*batch, a.shape[-2], b.shape[-1]))
+    for idx in np.ndindex(*out.shape):  # (*batch, i, j)
+        row, col = a[idx[:-1]].tolist(), b[idx[:-2]][:, idx[-1]].tolist()
+        out[idx] = functools.reduce(operator.add, [x * y for x, y in zip(row, col)]) if row else 0.0
+    return out
+
+
+# (a, b): the floor's products (B, T, C) @ (C, 4C), heads (B, H, T, D) @ (B, H, D, T), the weight
+# gradients over positions (C, B*T) @ (B*T, 4C); one entry out, contracted over 3 and over 40 (the
+# sum would run along numpy's innermost axis); batch dimensions that broadcast
+ORDERED_SHAPES = [
+    ((2, 5, 16), (16, 64)),
+    ((2, 4, 5, 4), (2, 4, 4, 5)),
+    ((2, 4, 5, 5), (2, 4, 5, 4)),
+    ((16, 240), (240, 64)),
+    ((27, 30), (30, 16)),
+    ((1, 3), (3, 1)),
+    ((1, 40), (40, 1)),
+    ((1, 40), (40, 3)),
+    ((3, 1, 2, 12), (4, 12, 2)),
+    ((2, 12), (5, 1, 12, 3)),
+    ((2, 0), (0, 3)),
+]
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape"), ORDERED_SHAPES)
+def test_ordered_matmul_adds_each_dot_product_first_to_last(
+    a_shape: tuple[int, ...], b_shape: tuple[int, ...]
+) -> None:
+    rng = np.random.default_rng(len(a_shape) * 100 + a_shape[-1])
+    # magnitudes from 1e-6 to 1e6, both signs: the sum's rounding depends on the order of its terms
+    a = rng.standard_normal(a_shape) * 10.0 ** rng.integers(-6, 7, a_shape)
+    b = rng.standard_normal(b_shape) * 10.0 ** rng.integers(-6, 7, b_shape)
+    got, want = ordered_matmul(a, b), _in_order(a, b)
+    assert got.shape == np.matmul(a, b).shape
+    assert _bits(got.ravel()) == _bits(want.ravel())
+    assert np.allclose(got, np.matmul(a, b), rtol=1e-6, atol=1e-6 * np.abs(want).max(initial=1.0))
+    if a_shape[-1] >= 12:  # the inputs tell the orders apart: numpy's pairwise sum, and BLAS
+        # the products with the contracted axis innermost in memory, added along it
+        products = np.multiply(a[..., :, None, :], np.swapaxes(b, -1, -2)[..., None, :, :], order="C")
+        assert _bits(np.add.reduce(products, axis=-1).ravel()) != _bits(want.ravel())
+        assert _bits(np.matmul(a, b).ravel()) != _bits(want.ravel())
+
+
+def test_ordered_matmul_on_cancelling_terms() -> None:
+    # (1 + 1e16) - 1e16 is 0 first to last (1 + 1e16 rounds to 1e16), 1 with the last two first
+    a = np.array([[1.0, 1e16, -1e16], [1e16, -1e16, 1.0]])
+    assert ordered_matmul(a, np.ones((3, 2))).tolist() == [[0.0, 0.0], [1.0, 1.0]]
+    assert ordered_matmul(a[:1], np.ones((3, 1))).tolist() == [[0.0]]
+    # batch dimensions broadcast as @ broadcasts them: a (2, 1, 1, 3) by b (4, 3, 1)
+    stacked = np.stack([a[:1], a[1:]])[:, None]
+    assert ordered_matmul(stacked, np.ones((4, 3, 1))).tolist() == [[[[0.0]]] * 4, [[[1.0]]] * 4]
+    # padded with terms that are 0.0 (the floor's padded positions), 40 terms to an entry
+    padded = np.concatenate([np.tile(a[:1], (1, 13)), np.zeros((1, 1))], axis=1)
+    assert ordered_matmul(padded, np.ones((40, 1))).tolist() == [[0.0]]
+    with pytest.raises(ValueError, match="2 or more dimensions"):
+        ordered_matmul(np.ones(3), np.ones((3, 1)))
+    with pytest.raises(ValueError, match="contracted sizes differ"):
+        ordered_matmul(np.ones((2, 3)), np.ones((4, 1)))
 
 
 def _bits(xs: object) -> list[int]:
