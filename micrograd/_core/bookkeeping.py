@@ -8,10 +8,7 @@ from __future__ import annotations
 import gc
 import struct
 import threading
-from contextlib import suppress
-from itertools import repeat
 from math import copysign
-from operator import is_
 from typing import Any
 
 from .coerce import is_value
@@ -111,18 +108,40 @@ def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> None:
     """
     import numpy as np
 
-    start: Any = [n.grad for n in nodes]
-    marked = np.frombuffer(bytes(map(is_, start, repeat(ZERO_SUM))), dtype=bool)  # (by identity)
-    # packed as C doubles, a third of np.asarray's time on a list of floats (if not all floats,
-    # np.asarray says what it makes of them)
-    with suppress(TypeError, struct.error):
-        start = np.frombuffer(struct.pack(f"{len(start)}d", *start))
-    acc, summed = accumulate_rows(start, marked, rows, reached)
+    grads: Any = [n.grad for n in nodes]
+    rows, reached = np.asarray(rows, dtype=np.float64), np.asarray(reached, dtype=bool)
+    if not grads or not rows.size:
+        return  # (no nodes, or no passes: nothing to add)
+    rows = rows.reshape(-1, len(grads))  # (passes, nodes)
+    reached = reached.reshape(rows.shape)
+    if not set(map(type, grads)) <= {float}:  # None (no gradient yet), an int, a Value: one by one,
+        for row, hits in zip(rows.tolist(), reached.tolist()):  # as engine.backpropagate adds
+            for node, g, hit in zip(nodes, row, hits):
+                if hit:
+                    fresh = not (so_far := node.grad) and so_far is not ZERO_SUM
+                    node.grad = (
+                        (g if g or copysign(1.0, g) < 0 else ZERO_SUM) if fresh else grad_plus(node, g)
+                    )
+        return
+    start = np.frombuffer(struct.pack(f"{len(grads)}d", *grads))  # (a third of np.asarray's time)
+    touched = reached.any(axis=0)
+    # Whether a 0.0 .grad holds a sum (ZERO_SUM) or none yet changes only a -0.0 first gradient
+    # (0.0 + -0.0 is 0.0, a fresh .grad takes -0.0): only those few are looked up by identity.
+    first = rows[0] if len(rows) == 1 else rows[reached.argmax(axis=0), np.arange(len(start))]
+    which = touched & (start == 0.0) & ~np.signbit(start) & (first == 0.0) & np.signbit(first)
+    marked = np.zeros(len(start), dtype=bool)
+    for i in np.flatnonzero(which).tolist():
+        marked[i] = grads[i] is ZERO_SUM
+    acc, _ = accumulate_rows(start, marked, rows, reached)
     values = acc.tolist()
-    for i in np.flatnonzero(summed & (acc == 0.0) & ~np.signbit(acc)).tolist():
+    for i in np.flatnonzero(touched & (acc == 0.0) & ~np.signbit(acc)).tolist():
         values[i] = ZERO_SUM  # a zero that is a sum (rare: one pass in a few)
-    for node, value in zip(nodes, values):
-        node.grad = value
+    if touched.all():
+        for node, value in zip(nodes, values):
+            node.grad = value
+    else:  # a node no pass reached keeps its .grad, the very object (ZERO_SUM stays the mark)
+        for i in np.flatnonzero(touched).tolist():
+            nodes[i].grad = values[i]
 
 
 def add_to_grad(node: Any, g: Any) -> Any:
