@@ -570,12 +570,12 @@ class BatchedLoss:
 
         losses, grads, reached = self.per_document(docs)
         n = len(self.params)
-        acc, _ = accumulate_rows(np.zeros(n), np.zeros(n, dtype=bool), grads, list(reached))
+        acc, _ = accumulate_rows(np.zeros(n), np.zeros(n, dtype=bool), grads, reached)
         return losses.tolist(), acc
 
     def backward(self, docs: Sequence[Sequence[int]]) -> list[float]:
         """Add the documents' gradients into ``.grad``, as the eager loop does; their losses, in order."""
         losses, grads, reached = self.per_document(docs)
-        add_rows_into_grad(self.params, grads, list(reached))
+        add_rows_into_grad(self.params, grads, reached)
         out: list[float] = losses.tolist()
         return out
