@@ -108,6 +108,35 @@ def test_many_passes_added_at_once_are_the_passes_one_by_one(data: st.DataObject
         assert same(a.grad, b.grad), (starts, rows, reached)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_watched_backward_adds_into_grad_as_the_plain_one_does(data: st.DataObject) -> None:
+    """With a hook registered (the watched path, as under detect_anomaly or create_graph), each
+    .grad ends as the plain loop leaves it, from any start: None and micrograd 0.1.0's int 0 are no
+    gradient yet (a -0.0 first gradient keeps its sign), a sum of zeros stays one."""
+    start = data.draw(st.one_of(SPECIAL, st.sampled_from(["a sum of zeros", None, 0, 2, Value(0.0)])))
+    gradients = data.draw(st.lists(SPECIAL, min_size=1, max_size=4))
+    plain, watched = Value(1.0), Value(1.0)
+    for x in (plain, watched):
+        if start == "a sum of zeros":
+            x.grad = 0.0
+            (x * 0.0).backward()
+            (x * -0.0).backward()
+        else:
+            x.grad = start
+    with Value(0.0).register_hook(lambda g: None):  # (a hook anywhere: backward() takes the watched path)
+        for g in gradients:
+            (watched * g).backward()
+    for g in gradients:
+        (plain * g).backward()
+    assert type(plain.grad) is type(watched.grad), (start, gradients)
+    assert same(plain.grad, watched.grad), (start, gradients, plain.grad, watched.grad)
+    (plain * -0.0).backward()  # and a zero summed reads as a sum to the next pass
+    with Value(0.0).register_hook(lambda g: None):
+        (watched * -0.0).backward()
+    assert same(plain.grad, watched.grad), (start, gradients, plain.grad, watched.grad)
+
+
 # ---- nan: elu, clamp -------------------------------------------------------------------------
 
 

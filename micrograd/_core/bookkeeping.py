@@ -114,14 +114,11 @@ def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> None:
         return  # (no nodes, or no passes: nothing to add)
     rows = rows.reshape(-1, len(grads))  # (passes, nodes)
     reached = reached.reshape(rows.shape)
-    if not set(map(type, grads)) <= {float}:  # None (no gradient yet), an int, a Value: one by one,
-        for row, hits in zip(rows.tolist(), reached.tolist()):  # as engine.backpropagate adds
+    if not set(map(type, grads)) <= {float}:  # None (no gradient yet), an int, a Value: one by one
+        for row, hits in zip(rows.tolist(), reached.tolist()):
             for node, g, hit in zip(nodes, row, hits):
                 if hit:
-                    fresh = not (so_far := node.grad) and so_far is not ZERO_SUM
-                    node.grad = (
-                        (g if g or copysign(1.0, g) < 0 else ZERO_SUM) if fresh else grad_plus(node, g)
-                    )
+                    node.grad = grad_plus(node, g)
         return
     start = np.frombuffer(struct.pack(f"{len(grads)}d", *grads))  # (a third of np.asarray's time)
     touched = reached.any(axis=0)
@@ -146,13 +143,16 @@ def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> None:
 
 def add_to_grad(node: Any, g: Any) -> Any:
     """``node.grad`` plus ``g`` for a ``.grad`` that is not a float: an int (micrograd 0.1.0's
-    ``p.grad = 0``), None (no gradient yet), or a Value, refused with a clear error (unless 0)."""
+    ``p.grad = 0``), None (no gradient yet), or a Value, refused with a clear error (unless 0).
+    None and 0 hold no gradient yet, as a plain 0.0: ``backward()``'s loop reads them so too."""
     so_far = node.grad
     if is_value(so_far):  # p.grad = <a Value>: adding to it would grow a graph
         if so_far.data != 0.0:
             raise grad_holds_value_error(node)
-        return g  # a zero: nothing to add to, simply replaced
-    return g if so_far is None else so_far + g
+    elif so_far is not None and so_far != 0:
+        return so_far + g
+    # None, 0 or a Value of 0: a fresh .grad, which takes g as it is (a 0.0 as a sum: ZERO_SUM)
+    return ZERO_SUM if not is_value(g) and not g and copysign(1.0, g) > 0 else g
 
 
 # How many backward passes are running, in all threads, and whether the collector was on when the
