@@ -84,9 +84,15 @@ def attached_in(source: str) -> list[str]:
     ]
 
 
+def import_from_repo() -> None:
+    """This working tree's ``micrograd`` first on the path (once), not an installed one."""
+    if sys.path[0] != str(ROOT):
+        sys.path.insert(0, str(ROOT))
+
+
 def methods_table(ops_init: str) -> str:
     """``micrograd/ops/__init__.py`` with its METHODS table written from the lazy modules' sources."""
-    sys.path.insert(0, str(ROOT))
+    import_from_repo()
     from micrograd.ops import LAZY_MODULES
 
     rows = []
@@ -101,7 +107,7 @@ def methods_table(ops_init: str) -> str:
 
 def render() -> str:
     """The file's text, from ``Value`` with the whole catalogue loaded."""
-    sys.path.insert(0, str(ROOT))
+    import_from_repo()
     import importlib
 
     from micrograd.engine import Value

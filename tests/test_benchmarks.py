@@ -197,6 +197,13 @@ def _site_pages() -> str:
     return "\n".join(p.read_text() for p in sorted((REPO_ROOT / "docs" / "pages").glob("*.md")))
 
 
+def test_the_readme_describes_every_workload() -> None:
+    """benchmarks/README.md's table has a row for each workload the suite runs, and no other."""
+    table = (REPO_ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    keys = [line.split("`")[1] for line in table.splitlines() if line.startswith("| `")]
+    assert keys == [w.key for w in WORKLOADS]
+
+
 def test_the_benchmark_page_shows_the_committed_run() -> None:
     """The site's benchmark numbers are the committed full run (benchmarks/results/latest.json), as
     `make bench` printed them: the table, the machine, the targets and the side-by-side with a commit."""
