@@ -23,6 +23,7 @@ from micrograd import Value  # noqa: E402
 from micrograd.compiler import CompiledStep, CompileError, TracerWarning  # noqa: E402
 from micrograd.compiler import compile as mg_compile  # noqa: E402
 from micrograd.compiler.groups import ordered_sum  # noqa: E402
+from tests.test_engine_numerics import give_grad  # noqa: E402
 
 
 def eager(
@@ -143,12 +144,7 @@ def test_backward_adds_into_grad_as_the_eager_backward_does(start: object, g: fl
     def fresh() -> tuple[Value, Value]:
         w, unused = Value(1.0), Value(1.0)
         for p in (w, unused):
-            if start == "a sum of zeros":
-                p.grad = 0.0
-                (p * 0.0).backward()
-                (p * -0.0).backward()
-            else:
-                p.grad = start
+            give_grad(p, start)
         return w, unused
 
     w, unused = fresh()

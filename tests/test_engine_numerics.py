@@ -28,6 +28,16 @@ def same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or (a == b and sign(a) == sign(b))
 
 
+def give_grad(x: Value, start: object) -> None:
+    """``x.grad = start``; "a sum of zeros" is a 0.0 that backward() summed (ZERO_SUM), not a fresh 0.0."""
+    if start == "a sum of zeros":
+        x.grad = 0.0
+        (x * 0.0).backward()
+        (x * -0.0).backward()
+    else:
+        x.grad = start  # type: ignore[assignment]
+
+
 # ---- the sign of an accumulated zero ---------------------------------------------------------
 
 
@@ -86,13 +96,8 @@ def test_many_passes_added_at_once_are_the_passes_one_by_one(data: st.DataObject
     reached = data.draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=k, max_size=k))
     at_once, one_by_one = [Value(1.0) for _ in range(n)], [Value(1.0) for _ in range(n)]
     for a, b, start in zip(at_once, one_by_one, starts):
-        if start == "a sum of zeros":  # a .grad that holds 0.0 summed, not a fresh 0.0
-            for x in (a, b):
-                x.grad = 0.0
-                (x * 0.0).backward()
-                (x * -0.0).backward()
-        else:
-            a.grad = b.grad = start
+        give_grad(a, start)
+        give_grad(b, start)
     add_rows_into_grad(at_once, rows, reached)
     for row, hits in zip(rows, reached):
         for x, g, hit in zip(one_by_one, row, hits):
@@ -117,13 +122,8 @@ def test_a_watched_backward_adds_into_grad_as_the_plain_one_does(data: st.DataOb
     start = data.draw(st.one_of(SPECIAL, st.sampled_from(["a sum of zeros", None, 0, 2, Value(0.0)])))
     gradients = data.draw(st.lists(SPECIAL, min_size=1, max_size=4))
     plain, watched = Value(1.0), Value(1.0)
-    for x in (plain, watched):
-        if start == "a sum of zeros":
-            x.grad = 0.0
-            (x * 0.0).backward()
-            (x * -0.0).backward()
-        else:
-            x.grad = start
+    give_grad(plain, start)
+    give_grad(watched, start)
     with Value(0.0).register_hook(lambda g: None):  # (a hook anywhere: backward() takes the watched path)
         for g in gradients:
             (watched * g).backward()
