@@ -9,6 +9,7 @@ import math
 import sys
 import threading
 import warnings
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from micrograd import Value, func
 from micrograd.func.reverse import add_rows_into_grad
 from micrograd.func.transforms import TracedValueReadWarning
+from tests.dag_recipes import build, recipes
 
 
 def sign(x: float) -> float:
@@ -135,6 +137,28 @@ def test_a_watched_backward_adds_into_grad_as_the_plain_one_does(data: st.DataOb
     with Value(0.0).register_hook(lambda g: None):
         (watched * -0.0).backward()
     assert same(plain.grad, watched.grad), (start, gradients, plain.grad, watched.grad)
+
+
+@settings(max_examples=150, deadline=None)
+@given(recipes(max_steps=12), st.sampled_from([0.0, -0.0, None, 0, 1.5]), st.sampled_from([1.0, 0.0, -0.0]))
+def test_on_random_graphs_the_watched_backward_leaves_the_plain_ones_grads(
+    recipe: tuple[list[float], list[Any]], start: float | None, scale: float
+) -> None:
+    """Every op of the engine, kinks and signed zeros included: a backward() with a hook registered
+    anywhere (the watched path) leaves each input's .grad as the plain loop does, bit for bit.
+    (The root times a ``scale`` of 0.0 or -0.0 makes every gradient a signed zero.)"""
+    (plain_xs, plain), (watched_xs, watched) = (
+        build(recipe, skip_unsafe=False),
+        build(recipe, skip_unsafe=False),
+    )
+    for x in (*plain_xs, *watched_xs):
+        x.grad = start  # type: ignore[assignment]
+    (plain * scale).backward()
+    with Value(0.0).register_hook(lambda g: None):
+        (watched * scale).backward()
+    for a, b in zip(plain_xs, watched_xs):
+        assert type(a.grad) is type(b.grad), (start, a.grad, b.grad)
+        assert a.grad is None or same(a.grad, b.grad), (start, a.grad, b.grad)
 
 
 # ---- nan: elu, clamp -------------------------------------------------------------------------
