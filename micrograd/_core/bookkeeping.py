@@ -54,8 +54,19 @@ def grad_plus(node: Any, g: Any) -> Any:
         return add_to_grad(node, g)  # an int, None, or a Value (an error)
     if old or g:
         return old + g or ZERO_SUM  # (x + -x is 0.0: a zero summed)
-    # a zero into a zero: a fresh .grad takes g (-0.0 too); after a sum, 0.0 + -0.0 is 0.0
-    return ZERO_SUM if old is ZERO_SUM or copysign(1.0, g) > 0 else g
+    # a zero into a zero: after a sum, 0.0 + -0.0 is 0.0; else the .grad is fresh
+    return ZERO_SUM if old is ZERO_SUM else fresh_grad(g)
+
+
+def fresh_grad(g: Any) -> Any:
+    """What a ``.grad`` that holds no gradient yet (0.0, None, micrograd 0.1.0's 0) becomes with
+    the gradient ``g``: ``g`` as it is, -0.0 too, but a 0.0 as the mark of a sum (ZERO_SUM).
+    (``backward()``'s loop inlines this rule: a call per node would slow it.)
+
+    >>> fresh_grad(-0.0), fresh_grad(0.0) is ZERO_SUM, fresh_grad(2.5)
+    (-0.0, True, 2.5)
+    """
+    return ZERO_SUM if not is_value(g) and not g and copysign(1.0, g) > 0 else g
 
 
 def accumulate_rows(start: Any, summed: Any, rows: Any, reached: Any) -> tuple[Any, Any]:
@@ -151,8 +162,7 @@ def add_to_grad(node: Any, g: Any) -> Any:
             raise grad_holds_value_error(node)
     elif so_far is not None and so_far != 0:
         return so_far + g
-    # None, 0 or a Value of 0: a fresh .grad, which takes g as it is (a 0.0 as a sum: ZERO_SUM)
-    return ZERO_SUM if not is_value(g) and not g and copysign(1.0, g) > 0 else g
+    return fresh_grad(g)  # None, 0 or a Value of 0: no gradient yet
 
 
 # How many backward passes are running, in all threads, and whether the collector was on when the
