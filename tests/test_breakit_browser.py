@@ -102,13 +102,13 @@ def test_the_control_switches_the_mistakes_on_the_lecture_graph(browser: Any, tm
     assert browser.execute_script(options) == ["", "overwrite", "no-topo", "no-zero-grad", "tanh"]
     choose(browser, "overwrite")
     check(browser, f, "overwrite")
-    s = state(browser)  # the video's numbers: a and b both -6, a first
-    assert s["rows"][3:] == [["a", "-3.0000", "-6.0000"], ["b", "-8.0000", "-6.0000"]]
-    assert s["first"] == "first wrong: a" and s["firstRow"] == ["a"]
+    s = state(browser)  # micrograd 0.1.0's order f, e, d, b, a: d's rule writes b and a last
+    assert s["rows"][3:] == [["b", "-8.0000", "-2.0000"], ["a", "-3.0000", "3.0000"]]
+    assert s["first"] == "first wrong: b" and s["firstRow"] == ["b"]
     screenshot(browser, tmp_path, "breakit-overwrite-lecture")
     choose(browser, "no-zero-grad")
     check(browser, f, "no-zero-grad")
-    assert state(browser)["firstRow"] == ["d"]
+    assert state(browser)["firstRow"] == ["e"]
     screenshot(browser, tmp_path, "breakit-no-zero-grad-lecture")
     choose(browser, "no-topo")  # nothing changes on this graph: no row, no ring marked
     check(browser, f, "no-topo")

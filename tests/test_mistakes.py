@@ -61,8 +61,8 @@ RIGHT = {
                "w": 2.0 * (2 * T + 1) * K},
 }  # fmt: skip
 
-# Worked by hand. The order is f, d, e (breadth first from the output), so under "overwrite" e's
-# rule writes a and b last: both -6, the video's numbers. "no-topo" changes nothing where no
+# Worked by hand. The order is micrograd 0.1.0's, build_topo's reversed (operands in order): f, e,
+# d, b, a, so under "overwrite" d's rule writes a and b last: a = b·1 = 3, b = a·1 = -2. "no-topo" changes nothing where no
 # intermediate Value is reused; in the neuron, the recursion runs t's rule twice (with t+1, then
 # with 2t+1) and n's twice too, so n gets (3t+2)K and x and w (4t+3)K·w and ·x. "no-zero-grad": the
 # second backward() sets the output to 1 and adds onto the first pass (d: 1 + 1, e: -6 + -6, a: -3 +
@@ -70,7 +70,7 @@ RIGHT = {
 # "tanh": 1 - t for 1 - t² below t.
 WRONG = {
     "overwrite": {
-        "lecture": ({"a": -6.0, "b": -6.0}, "a"),
+        "lecture": ({"a": 3.0, "b": -2.0}, "b"),
         "video_bug": ({"a": 1.0}, "a"),
         "neuron": ({"t": T, "n": T * K, "x": 0.25 * T * K, "w": 2.0 * T * K}, "t"),
     },
@@ -80,7 +80,7 @@ WRONG = {
         "neuron": ({"n": (3 * T + 2) * K, "x": 0.25 * (4 * T + 3) * K, "w": 2.0 * (4 * T + 3) * K}, "n"),
     },
     "no-zero-grad": {
-        "lecture": ({"d": 2.0, "e": -12.0, "a": -9.0, "b": -24.0}, "d"),
+        "lecture": ({"d": 2.0, "e": -12.0, "a": -9.0, "b": -24.0}, "e"),
         "video_bug": ({"a": 4.0}, "a"),
         "neuron": (
             {
@@ -124,8 +124,8 @@ def test_each_mistake_gives_the_hand_computed_gradients(mistake: str, graph: str
 def test_the_reasons_name_the_bug_and_the_numbers() -> None:
     f, _ = lecture()
     assert wrong_gradients(f, "overwrite").reason == (
-        "a receives 2 contributions (3.0000 from d, -6.0000 from e); with = instead of +=, each overwrote "
-        "the one before, so it keeps the last, -6.0000, not their sum -3.0000"
+        "b receives 2 contributions (-6.0000 from e, -2.0000 from d); with = instead of +=, each overwrote "
+        "the one before, so it keeps the last, -2.0000, not their sum -8.0000"
     )
     assert (
         wrong_gradients(f, "tanh").reason == "tanh changes no gradient of this graph: the graph has no tanh"
@@ -145,7 +145,8 @@ def test_the_reasons_name_the_bug_and_the_numbers() -> None:
 def test_the_backward_order_puts_every_value_after_its_users() -> None:
     L, _ = neuron()
     broken = wrong_gradients(L, "tanh")
-    assert [broken.names[n] for n in broken.order] == ["L", "s", "t", "#4", "n", "x", "w"]  # #4: the 1
+    # micrograd 0.1.0's order: build_topo visits t's side (x, w, n, t), then s's (the 1, s), then L
+    assert [broken.names[n] for n in broken.order] == ["L", "s", "#4", "t", "n", "w", "x"]  # #4: the 1
 
 
 @pytest.mark.parametrize("name", ["", "Overwrite", "no_topo", "=", None, 3])
