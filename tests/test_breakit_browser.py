@@ -15,7 +15,8 @@ import micrograd
 from micrograd import Value, explore
 from micrograd.scopes import record_scopes
 from micrograd.viz.graph_model import fmt
-from micrograd.viz.mistakes import wrong_gradients
+from micrograd.viz.mistake_examples import EXAMPLES
+from micrograd.viz.mistakes import SIMULATED_ORDER, UNCHANGED, wrong_gradients
 from tests.browser_support import browser, console_errors, needs_browser, screenshot
 from tests.test_mistakes import lecture, neuron
 
@@ -175,3 +176,78 @@ def test_in_boxes_a_closed_box_holding_wrong_values_is_ringed(browser: Any, tmp_
     assert inside != s["tags"] and any(t[1] for t in inside)
     screenshot(browser, tmp_path, "breakit-boxes-opened")
     assert console_errors(browser) == []
+
+
+def lecture_neuron() -> Value:
+    """The lecture's neuron, o = tanh(x1*w1 + x2*w2 + b): no Value used twice, no reuse."""
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    n = x1 * w1 + x2 * w2 + b
+    n.label = "n"
+    o = n.tanh()
+    o.label = "o"
+    return o
+
+
+@pytest.fixture(scope="module")
+def laptop(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A Chromium whose page is a laptop's 1280 x 800 (the window around it a little larger)."""
+    from tests.browser_support import chromium
+
+    driver = chromium(tmp_path_factory, size=(1280, 800))
+    try:
+        chrome = driver.execute_script("return window.outerHeight - window.innerHeight")
+        driver.set_window_size(1280, 800 + chrome)
+        yield driver
+    finally:
+        driver.quit()
+
+
+OFFER = """
+const b = document.querySelector("[data-mg=breakit-example]");
+return {offer: b ? b.textContent : null, order: document.querySelector("[data-mg=breakit-order]").textContent,
+        frames: document.querySelectorAll("#mg-bk-example iframe").length};
+"""
+
+
+@pytest.mark.parametrize("mistake", ["overwrite", "no-topo"])
+def test_a_mistake_that_changes_nothing_says_why_and_opens_its_example(
+    laptop: Any, tmp_path: Path, mistake: str
+) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    o = lecture_neuron()
+    open_page(laptop, explore(o, tmp_path / "neuron.html", mistake=mistake))
+    check(laptop, o, mistake)
+    s, offer = state(laptop), laptop.execute_script(OFFER)
+    assert s["first"] == "no gradient changes" and s["wrongRows"] == []
+    assert s["reason"] == f"{mistake} changes no gradient of this graph: {UNCHANGED[mistake]}"
+    assert offer == {"offer": EXAMPLES[mistake][0], "order": SIMULATED_ORDER, "frames": 0}
+    screenshot(laptop, tmp_path, f"breakit-{mistake}-nothing-changes")
+    laptop.find_element("css selector", "[data-mg=breakit-example]").click()
+    assert laptop.execute_script(OFFER)["frames"] == 1
+    laptop.switch_to.frame(laptop.find_element("css selector", "#mg-bk-example iframe"))
+    try:
+        WebDriverWait(laptop, 20).until(
+            lambda d: d.execute_script("return document.body.getAttribute('data-mg-breakit')") == mistake
+        )
+        example = EXAMPLES[mistake][1]()
+        check(laptop, example, mistake)  # the example's wrong gradients, as wrong_gradients gives them
+        inside = state(laptop)
+        assert inside["wrongRows"] and inside["first"].startswith("first wrong: ")
+        assert any(right != wrong for _, right, wrong in inside["rows"])  # a gradient changes
+    finally:
+        laptop.switch_to.default_content()
+    screenshot(laptop, tmp_path, f"breakit-{mistake}-example")
+    laptop.find_element("css selector", "[data-mg=breakit-back]").click()
+    assert laptop.execute_script(OFFER)["frames"] == 0 and state(laptop)["mode"] == mistake
+    assert console_errors(laptop) == []
+
+
+def test_a_mistake_that_changes_something_offers_no_example(browser: Any, tmp_path: Path) -> None:
+    f, _ = lecture()
+    open_page(browser, explore(f, tmp_path / "lecture.html", mistake="overwrite"))
+    assert browser.execute_script(OFFER)["offer"] is None
+    choose(browser, "tanh")  # the lecture's graph has no tanh: offered
+    assert browser.execute_script(OFFER)["offer"] == EXAMPLES["tanh"][0]

@@ -4,13 +4,25 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 
 import pytest
 
 import micrograd
 from micrograd import Value
-from micrograd.viz.mistakes import MAX_RECURSION_RUNS, MISTAKES, wrong_gradients
+from micrograd.viz.explorer import example_page
+from micrograd.viz.mistake_examples import EXAMPLES
+from micrograd.viz.mistakes import (
+    MAX_RECURSION_RUNS,
+    MISTAKES,
+    SIMULATED_ORDER,
+    UNCHANGED,
+    wrong_gradients,
+)
+
+BREAKIT = re.compile(r'<script type="application/json" id="mg-breakit">(.*?)</script>', re.DOTALL)
 
 
 def lecture() -> tuple[Value, dict[str, Value]]:
@@ -62,12 +74,12 @@ RIGHT = {
 }  # fmt: skip
 
 # Worked by hand. The order is micrograd 0.1.0's, build_topo's reversed (operands in order): f, e,
-# d, b, a, so under "overwrite" d's rule writes a and b last: a = b·1 = 3, b = a·1 = -2. "no-topo" changes nothing where no
-# intermediate Value is reused; in the neuron, the recursion runs t's rule twice (with t+1, then
-# with 2t+1) and n's twice too, so n gets (3t+2)K and x and w (4t+3)K·w and ·x. "no-zero-grad": the
-# second backward() sets the output to 1 and adds onto the first pass (d: 1 + 1, e: -6 + -6, a: -3 +
-# (2·3 - 12) = -9, b: -8 + (2·-2 - 12) = -24; the neuron's s: t + t, t: (2t+1) + (t+1) + 2t = 5t + 2).
-# "tanh": 1 - t for 1 - t² below t.
+# d, b, a, so under "overwrite" d's rule writes a and b last: a = b·1 = 3, b = a·1 = -2. "no-topo"
+# changes nothing where no intermediate Value is reused; in the neuron, the recursion runs t's rule
+# twice (with t+1, then with 2t+1) and n's twice too, so n gets (3t+2)K and x and w (4t+3)K·w and
+# ·x. "no-zero-grad": the second backward() sets the output to 1 and adds onto the first pass (d:
+# 1 + 1, e: -6 + -6, a: -3 + (2·3 - 12) = -9, b: -8 + (2·-2 - 12) = -24; the neuron's s: t + t,
+# t: (2t+1) + (t+1) + 2t = 5t + 2). "tanh": 1 - t for 1 - t² below t.
 WRONG = {
     "overwrite": {
         "lecture": ({"a": 3.0, "b": -2.0}, "b"),
@@ -177,3 +189,24 @@ def test_bad_roots_and_graphs_too_large_for_the_recursion_are_clear_errors() -> 
         micrograd.explore(x, mistake="no-topo", layout="builtin")
     page = micrograd.explore(x, mistake="overwrite", layout="builtin")  # no-topo listed as refused
     assert '"refused":"no-topo: the naive recursion would run' in page.html
+
+
+@pytest.mark.parametrize("mistake", MISTAKES)
+def test_each_mistake_has_an_example_it_changes_and_a_reason_where_it_changes_nothing(mistake: str) -> None:
+    code, build = EXAMPLES[mistake]
+    broken = wrong_gradients(build(), mistake)
+    assert broken.first is not None and code.startswith(("a = Value(", "x = Value("))
+    nothing = wrong_gradients(Value(2.0, label="x") * 3.0, mistake if mistake != "no-zero-grad" else "tanh")
+    assert nothing.first is None and nothing.reason.endswith(UNCHANGED[nothing.mistake])
+
+
+def test_explore_offers_the_example_only_where_a_mistake_changes_nothing() -> None:
+    f, _ = lecture()  # overwrite and no-zero-grad change f's gradients; no-topo and tanh do not
+    data = json.loads(re.search(BREAKIT, micrograd.explore(f, layout="builtin").html)[1])
+    offered = {m["name"]: m.get("example") for m in data["mistakes"]}
+    assert offered["overwrite"] is None and offered["no-zero-grad"] is None
+    for name in ("no-topo", "tanh"):
+        assert offered[name]["code"] == EXAMPLES[name][0]
+        assert offered[name]["page"] == example_page(name) and f'"selected":"{name}"' in offered[name]["page"]
+    assert data["simulates"] == SIMULATED_ORDER and "build_topo" in SIMULATED_ORDER
+    assert "function mgControls(" not in example_page("tanh")  # the page's own scripts fill it in

@@ -39,7 +39,7 @@ TOLERANCE = 1e-12  # relative, and absolute near 0
 
 # The lecture's exp and tanh, written for this test in the lecture's style: a method that makes
 # ``out`` and gives it a ``_backward`` closure adding into the operand's .grad.
-LECTURE_OPS = '''
+LECTURE_OPS = """
     def exp(self):
         out = Value(math.exp(self.data), (self,), 'exp')
 
@@ -59,7 +59,7 @@ LECTURE_OPS = '''
 
         return out
 
-'''
+"""
 
 NO_TOPO_BACKWARD = """    def backward(self):
         self.grad = 1
@@ -91,7 +91,9 @@ def planted(mistake: str) -> type:
     """micrograd 0.1.0's Value with ordered operands, the lecture's exp and tanh, and ``mistake``."""
     source = "import math\n" + upstream_engine_source()
     source = substitute(source, r"set\(_children\)", "tuple(dict.fromkeys(_children))", 1)
-    source = substitute(source, r"\n    def backward\(self\):\n", LECTURE_OPS + "    def backward(self):\n", 1)
+    source = substitute(
+        source, r"\n    def backward\(self\):\n", LECTURE_OPS + "    def backward(self):\n", 1
+    )
     if mistake == "overwrite":
         source = substitute(source, r"\.grad \+= ", ".grad = ", 8)  # add 2, mul 2, pow, relu, exp, tanh
     elif mistake == "no-topo":
@@ -178,7 +180,7 @@ def test_break_it_gives_what_micrograd_0_1_0_gives_with_the_bug_planted(mistake:
             worst = max(worst, difference(wrong, float(u.grad)))
             compared += 1
         changed += broken.first is not None
-    print(f"{mistake}: {GRAPHS} graphs, {changed} changed by the bug, {compared} gradients, max diff {worst:.3g}")
+    print(f"{mistake}: {GRAPHS} graphs, {changed} changed, {compared} gradients, max diff {worst:.3g}")
     assert changed >= GRAPHS // 4  # the graphs exercise the bug, not only agree on right numbers
 
 

@@ -46,6 +46,8 @@ from .graph_model import GraphModel, fmt, graph_model
 __all__ = [
     "MAX_RECURSION_RUNS",
     "MISTAKES",
+    "SIMULATED_ORDER",
+    "UNCHANGED",
     "BrokenBackward",
     "check_mistake",
     "page_data",
@@ -59,6 +61,13 @@ MISTAKES: dict[str, str] = {
     "no-zero-grad": "backward() twice without zeroing the gradients in between",
     "tanh": "tanh's rule with 1 - t instead of 1 - t**2",
 }
+
+#: The order every buggy backward here runs the rules in, and its one assumption, as the page says it.
+SIMULATED_ORDER = (
+    "As micrograd 0.1.0 computes it with the bug planted: the rules run in build_topo's order, reversed "
+    "(depth first from the output; no-topo: in the recursion's order), each Value's operands taken in "
+    "the order they were written (0.1.0 keeps them in a set, whose order can change from run to run)."
+)
 
 #: The naive recursion of "no-topo" runs a rule once per path from the output, and a graph with
 #: reused Values has exponentially many paths: beyond this many runs it is refused, not run.
@@ -385,6 +394,7 @@ def page_data(model: GraphModel, right: Grads, selected: str | None) -> dict[str
         )
     return {
         "selected": selected,
+        "simulates": SIMULATED_ORDER,
         "order": [index[v] for v in order],
         "names": [model.names[v] for v in model.order],
         "right": [_num(right[v]) for v in model.order],
