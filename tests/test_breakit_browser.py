@@ -251,3 +251,27 @@ def test_a_mistake_that_changes_something_offers_no_example(browser: Any, tmp_pa
     assert browser.execute_script(OFFER)["offer"] is None
     choose(browser, "tanh")  # the lecture's graph has no tanh: offered
     assert browser.execute_script(OFFER)["offer"] == EXAMPLES["tanh"][0]
+
+
+def test_the_example_opens_inside_a_notebooks_frame_too(browser: Any, tmp_path: Path) -> None:
+    """In Jupyter the explorer is an <iframe srcdoc sandbox="allow-scripts">: the example's frame
+    opens inside it."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    notebook = tmp_path / "notebook.html"
+    notebook.write_text(f"<!DOCTYPE html><html><body>{explore(lecture_neuron())._repr_html_()}</body></html>")
+    console_errors(browser)
+    browser.get(notebook.as_uri())
+    browser.switch_to.frame(browser.find_element("tag name", "iframe"))
+    try:
+        WebDriverWait(browser, 20).until(lambda d: d.find_elements("id", "mistake"))
+        choose(browser, "overwrite")
+        browser.find_element("css selector", "[data-mg=breakit-example]").click()
+        browser.switch_to.frame(browser.find_element("css selector", "#mg-bk-example iframe"))
+        WebDriverWait(browser, 20).until(
+            lambda d: d.execute_script("return document.body.getAttribute('data-mg-breakit')") == "overwrite"
+        )
+        assert state(browser)["wrongRows"] == ["a"]
+    finally:
+        browser.switch_to.default_content()
+    assert console_errors(browser) == []

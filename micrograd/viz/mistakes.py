@@ -9,9 +9,10 @@ The mistakes (``MISTAKES``):
 
 - ``"overwrite"``: ``=`` instead of ``+=`` in the ops' rules, so a Value used twice keeps
   only its last contribution (the bug of the lecture's video);
-- ``"no-topo"``: a recursive backward without a topological order,
-  ``def _bwd(v): v._backward(); for c in v._prev: _bwd(c)``, so a rule runs before all
-  its node's users have added in (and once per path to it);
+- ``"no-topo"``: a recursive backward without a topological order: the output's gradient set
+  to 1, then ``def _bwd(v): v._backward(); for c in v._prev: _bwd(c)`` from the output, each
+  op's operands once (as 0.1.0's set holds them: ``a + a`` is one step), so a rule runs before
+  all its node's users have added in (and once per path to it);
 - ``"no-zero-grad"``: ``backward()`` twice without zeroing the gradients in between, the
   lecture's ``backward()`` (it sets the output's gradient to 1, then adds into the rest);
 - ``"tanh"``: tanh's rule with ``1 - t`` instead of ``1 - t**2``.
