@@ -211,6 +211,19 @@ return {offer: b ? b.textContent : null, order: document.querySelector("[data-mg
 """
 
 
+# Whether the first ring encloses its Value's record (a ring drawn before the picture was laid out
+# would be a dot at the origin).
+RINGED = """
+const tag = document.querySelector("g.mg-bk-tag.mg-bk-first");
+if (!tag) return false;
+const ring = tag.querySelector("rect").getBoundingClientRect();
+const node = [...document.querySelectorAll("g.node")].find(
+  (g) => g.querySelector("title").textContent === tag.getAttribute("data-mg-for")).getBoundingClientRect();
+return node.width > 0 && ring.left < node.left && ring.right > node.right && ring.top < node.top
+  && ring.bottom > node.bottom;
+"""
+
+
 @pytest.mark.parametrize("mistake", ["overwrite", "no-topo"])
 def test_a_mistake_that_changes_nothing_says_why_and_opens_its_example(
     laptop: Any, tmp_path: Path, mistake: str
@@ -232,6 +245,8 @@ def test_a_mistake_that_changes_nothing_says_why_and_opens_its_example(
         WebDriverWait(laptop, 20).until(
             lambda d: d.execute_script("return document.body.getAttribute('data-mg-breakit')") == mistake
         )
+        # a frame's picture may be laid out a few frames after its script ran: the rings follow it
+        WebDriverWait(laptop, 20).until(lambda d: d.execute_script(RINGED))
         example = EXAMPLES[mistake][1]()
         check(laptop, example, mistake)  # the example's wrong gradients, as wrong_gradients gives them
         inside = state(laptop)
@@ -239,6 +254,8 @@ def test_a_mistake_that_changes_nothing_says_why_and_opens_its_example(
         assert any(right != wrong for _, right, wrong in inside["rows"])  # a gradient changes
     finally:
         laptop.switch_to.default_content()
+    # two frames drawn before the picture: on a busy machine the frame's page can lag a paint behind
+    laptop.execute_async_script("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))")
     screenshot(laptop, tmp_path, f"breakit-{mistake}-example")
     laptop.find_element("css selector", "[data-mg=breakit-back]").click()
     assert laptop.execute_script(OFFER)["frames"] == 0 and state(laptop)["mode"] == mistake

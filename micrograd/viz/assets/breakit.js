@@ -115,6 +115,7 @@
     if (!svg) return;
     for (const g of svg.querySelectorAll("g.mg-bk-tag")) g.remove();
     if (!chosen) return;
+    if (!svg.getBBox().width) return markLater();
     roomAbove(svg);
     const layer = svg.querySelector("g.graph") || svg;
     const drawn = {};
@@ -133,6 +134,14 @@
       layer.appendChild(tag(drawn[box], first, `${n} wrong inside`, box));
     }
   }
+
+  // A picture not laid out yet (in a frame just opened, or a hidden one) has no boxes to ring, only
+  // zeros: try again at the next frames (for a second or two), and when the window is resized.
+  let tries = 0;
+  function markLater() {
+    if (tries++ < 120) requestAnimationFrame(mark);
+  }
+  window.addEventListener("resize", () => { tries = 0; mark(); });
 
   // The closed box drawn in the picture that holds Value i (its name, "g<j>"), if any.
   function closedBox(i, drawn) {
