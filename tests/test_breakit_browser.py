@@ -15,7 +15,8 @@ import micrograd
 from micrograd import Value, explore
 from micrograd.scopes import record_scopes
 from micrograd.viz.graph_model import fmt
-from micrograd.viz.mistakes import wrong_gradients
+from micrograd.viz.mistake_examples import EXAMPLES
+from micrograd.viz.mistakes import SIMULATED_ORDER, UNCHANGED, wrong_gradients
 from tests.browser_support import browser, console_errors, needs_browser, screenshot
 from tests.test_mistakes import lecture, neuron
 
@@ -102,13 +103,13 @@ def test_the_control_switches_the_mistakes_on_the_lecture_graph(browser: Any, tm
     assert browser.execute_script(options) == ["", "overwrite", "no-topo", "no-zero-grad", "tanh"]
     choose(browser, "overwrite")
     check(browser, f, "overwrite")
-    s = state(browser)  # the video's numbers: a and b both -6, a first
-    assert s["rows"][3:] == [["a", "-3.0000", "-6.0000"], ["b", "-8.0000", "-6.0000"]]
-    assert s["first"] == "first wrong: a" and s["firstRow"] == ["a"]
+    s = state(browser)  # micrograd 0.1.0's order f, e, d, b, a: d's rule writes b and a last
+    assert s["rows"][3:] == [["b", "-8.0000", "-2.0000"], ["a", "-3.0000", "3.0000"]]
+    assert s["first"] == "first wrong: b" and s["firstRow"] == ["b"]
     screenshot(browser, tmp_path, "breakit-overwrite-lecture")
     choose(browser, "no-zero-grad")
     check(browser, f, "no-zero-grad")
-    assert state(browser)["firstRow"] == ["d"]
+    assert state(browser)["firstRow"] == ["e"]
     screenshot(browser, tmp_path, "breakit-no-zero-grad-lecture")
     choose(browser, "no-topo")  # nothing changes on this graph: no row, no ring marked
     check(browser, f, "no-topo")
@@ -174,4 +175,120 @@ def test_in_boxes_a_closed_box_holding_wrong_values_is_ringed(browser: Any, tmp_
     inside = state(browser)["tags"]  # the box opened: its own Values ringed, the first among them
     assert inside != s["tags"] and any(t[1] for t in inside)
     screenshot(browser, tmp_path, "breakit-boxes-opened")
+    assert console_errors(browser) == []
+
+
+def lecture_neuron() -> Value:
+    """The lecture's neuron, o = tanh(x1*w1 + x2*w2 + b): no Value used twice, no reuse."""
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    n = x1 * w1 + x2 * w2 + b
+    n.label = "n"
+    o = n.tanh()
+    o.label = "o"
+    return o
+
+
+@pytest.fixture(scope="module")
+def laptop(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A Chromium whose page is a laptop's 1280 x 800 (the window around it a little larger)."""
+    from tests.browser_support import chromium
+
+    driver = chromium(tmp_path_factory, size=(1280, 800))
+    try:
+        chrome = driver.execute_script("return window.outerHeight - window.innerHeight")
+        driver.set_window_size(1280, 800 + chrome)
+        yield driver
+    finally:
+        driver.quit()
+
+
+OFFER = """
+const b = document.querySelector("[data-mg=breakit-example]");
+return {offer: b ? b.textContent : null, order: document.querySelector("[data-mg=breakit-order]").textContent,
+        frames: document.querySelectorAll("#mg-bk-example iframe").length};
+"""
+
+
+# Whether the first ring encloses its Value's record (a ring drawn before the picture was laid out
+# would be a dot at the origin).
+RINGED = """
+const tag = document.querySelector("g.mg-bk-tag.mg-bk-first");
+if (!tag) return false;
+const ring = tag.querySelector("rect").getBoundingClientRect();
+const node = [...document.querySelectorAll("g.node")].find(
+  (g) => g.querySelector("title").textContent === tag.getAttribute("data-mg-for")).getBoundingClientRect();
+return node.width > 0 && ring.left < node.left && ring.right > node.right && ring.top < node.top
+  && ring.bottom > node.bottom;
+"""
+
+
+@pytest.mark.parametrize("mistake", ["overwrite", "no-topo"])
+def test_a_mistake_that_changes_nothing_says_why_and_opens_its_example(
+    laptop: Any, tmp_path: Path, mistake: str
+) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    o = lecture_neuron()
+    open_page(laptop, explore(o, tmp_path / "neuron.html", mistake=mistake))
+    check(laptop, o, mistake)
+    s, offer = state(laptop), laptop.execute_script(OFFER)
+    assert s["first"] == "no gradient changes" and s["wrongRows"] == []
+    assert s["reason"] == f"{mistake} changes no gradient of this graph: {UNCHANGED[mistake]}"
+    assert offer == {"offer": EXAMPLES[mistake][0], "order": SIMULATED_ORDER, "frames": 0}
+    screenshot(laptop, tmp_path, f"breakit-{mistake}-nothing-changes")
+    laptop.find_element("css selector", "[data-mg=breakit-example]").click()
+    assert laptop.execute_script(OFFER)["frames"] == 1
+    laptop.switch_to.frame(laptop.find_element("css selector", "#mg-bk-example iframe"))
+    try:
+        WebDriverWait(laptop, 20).until(
+            lambda d: d.execute_script("return document.body.getAttribute('data-mg-breakit')") == mistake
+        )
+        # a frame's picture may be laid out a few frames after its script ran: the rings follow it
+        WebDriverWait(laptop, 20).until(lambda d: d.execute_script(RINGED))
+        example = EXAMPLES[mistake][1]()
+        check(laptop, example, mistake)  # the example's wrong gradients, as wrong_gradients gives them
+        inside = state(laptop)
+        assert inside["wrongRows"] and inside["first"].startswith("first wrong: ")
+        assert any(right != wrong for _, right, wrong in inside["rows"])  # a gradient changes
+    finally:
+        laptop.switch_to.default_content()
+    # two frames drawn before the picture: on a busy machine the frame's page can lag a paint behind
+    laptop.execute_async_script("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))")
+    screenshot(laptop, tmp_path, f"breakit-{mistake}-example")
+    laptop.find_element("css selector", "[data-mg=breakit-back]").click()
+    assert laptop.execute_script(OFFER)["frames"] == 0 and state(laptop)["mode"] == mistake
+    assert console_errors(laptop) == []
+
+
+def test_a_mistake_that_changes_something_offers_no_example(browser: Any, tmp_path: Path) -> None:
+    f, _ = lecture()
+    open_page(browser, explore(f, tmp_path / "lecture.html", mistake="overwrite"))
+    assert browser.execute_script(OFFER)["offer"] is None
+    choose(browser, "tanh")  # the lecture's graph has no tanh: offered
+    assert browser.execute_script(OFFER)["offer"] == EXAMPLES["tanh"][0]
+
+
+def test_the_example_opens_inside_a_notebooks_frame_too(browser: Any, tmp_path: Path) -> None:
+    """In Jupyter the explorer is an <iframe srcdoc sandbox="allow-scripts">: the example's frame
+    opens inside it."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    notebook = tmp_path / "notebook.html"
+    notebook.write_text(f"<!DOCTYPE html><html><body>{explore(lecture_neuron())._repr_html_()}</body></html>")
+    console_errors(browser)
+    browser.get(notebook.as_uri())
+    browser.switch_to.frame(browser.find_element("tag name", "iframe"))
+    try:
+        WebDriverWait(browser, 20).until(lambda d: d.find_elements("id", "mistake"))
+        choose(browser, "overwrite")
+        browser.find_element("css selector", "[data-mg=breakit-example]").click()
+        browser.switch_to.frame(browser.find_element("css selector", "#mg-bk-example iframe"))
+        WebDriverWait(browser, 20).until(
+            lambda d: d.execute_script("return document.body.getAttribute('data-mg-breakit')") == "overwrite"
+        )
+        assert state(browser)["wrongRows"] == ["a"]
+    finally:
+        browser.switch_to.default_content()
     assert console_errors(browser) == []

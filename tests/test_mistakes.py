@@ -4,13 +4,25 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 
 import pytest
 
 import micrograd
 from micrograd import Value
-from micrograd.viz.mistakes import MAX_RECURSION_RUNS, MISTAKES, wrong_gradients
+from micrograd.viz.explorer import example_page
+from micrograd.viz.mistake_examples import EXAMPLES
+from micrograd.viz.mistakes import (
+    MAX_RECURSION_RUNS,
+    MISTAKES,
+    SIMULATED_ORDER,
+    UNCHANGED,
+    wrong_gradients,
+)
+
+BREAKIT = re.compile(r'<script type="application/json" id="mg-breakit">(.*?)</script>', re.DOTALL)
 
 
 def lecture() -> tuple[Value, dict[str, Value]]:
@@ -61,16 +73,16 @@ RIGHT = {
                "w": 2.0 * (2 * T + 1) * K},
 }  # fmt: skip
 
-# Worked by hand. The order is f, d, e (breadth first from the output), so under "overwrite" e's
-# rule writes a and b last: both -6, the video's numbers. "no-topo" changes nothing where no
-# intermediate Value is reused; in the neuron, the recursion runs t's rule twice (with t+1, then
-# with 2t+1) and n's twice too, so n gets (3t+2)K and x and w (4t+3)K·w and ·x. "no-zero-grad": the
-# second backward() sets the output to 1 and adds onto the first pass (d: 1 + 1, e: -6 + -6, a: -3 +
-# (2·3 - 12) = -9, b: -8 + (2·-2 - 12) = -24; the neuron's s: t + t, t: (2t+1) + (t+1) + 2t = 5t + 2).
-# "tanh": 1 - t for 1 - t² below t.
+# Worked by hand. The order is micrograd 0.1.0's, build_topo's reversed (operands in order): f, e,
+# d, b, a, so under "overwrite" d's rule writes a and b last: a = b·1 = 3, b = a·1 = -2. "no-topo"
+# changes nothing where no intermediate Value is reused; in the neuron, the recursion runs t's rule
+# twice (with t+1, then with 2t+1) and n's twice too, so n gets (3t+2)K and x and w (4t+3)K·w and
+# ·x. "no-zero-grad": the second backward() sets the output to 1 and adds onto the first pass (d:
+# 1 + 1, e: -6 + -6, a: -3 + (2·3 - 12) = -9, b: -8 + (2·-2 - 12) = -24; the neuron's s: t + t,
+# t: (2t+1) + (t+1) + 2t = 5t + 2). "tanh": 1 - t for 1 - t² below t.
 WRONG = {
     "overwrite": {
-        "lecture": ({"a": -6.0, "b": -6.0}, "a"),
+        "lecture": ({"a": 3.0, "b": -2.0}, "b"),
         "video_bug": ({"a": 1.0}, "a"),
         "neuron": ({"t": T, "n": T * K, "x": 0.25 * T * K, "w": 2.0 * T * K}, "t"),
     },
@@ -80,7 +92,7 @@ WRONG = {
         "neuron": ({"n": (3 * T + 2) * K, "x": 0.25 * (4 * T + 3) * K, "w": 2.0 * (4 * T + 3) * K}, "n"),
     },
     "no-zero-grad": {
-        "lecture": ({"d": 2.0, "e": -12.0, "a": -9.0, "b": -24.0}, "d"),
+        "lecture": ({"d": 2.0, "e": -12.0, "a": -9.0, "b": -24.0}, "e"),
         "video_bug": ({"a": 4.0}, "a"),
         "neuron": (
             {
@@ -124,8 +136,8 @@ def test_each_mistake_gives_the_hand_computed_gradients(mistake: str, graph: str
 def test_the_reasons_name_the_bug_and_the_numbers() -> None:
     f, _ = lecture()
     assert wrong_gradients(f, "overwrite").reason == (
-        "a receives 2 contributions (3.0000 from d, -6.0000 from e); with = instead of +=, each overwrote "
-        "the one before, so it keeps the last, -6.0000, not their sum -3.0000"
+        "b receives 2 contributions (-6.0000 from e, -2.0000 from d); with = instead of +=, each overwrote "
+        "the one before, so it keeps the last, -2.0000, not their sum -8.0000"
     )
     assert (
         wrong_gradients(f, "tanh").reason == "tanh changes no gradient of this graph: the graph has no tanh"
@@ -145,7 +157,8 @@ def test_the_reasons_name_the_bug_and_the_numbers() -> None:
 def test_the_backward_order_puts_every_value_after_its_users() -> None:
     L, _ = neuron()
     broken = wrong_gradients(L, "tanh")
-    assert [broken.names[n] for n in broken.order] == ["L", "s", "t", "#4", "n", "x", "w"]  # #4: the 1
+    # micrograd 0.1.0's order: build_topo visits t's side (x, w, n, t), then s's (the 1, s), then L
+    assert [broken.names[n] for n in broken.order] == ["L", "s", "#4", "t", "n", "w", "x"]  # #4: the 1
 
 
 @pytest.mark.parametrize("name", ["", "Overwrite", "no_topo", "=", None, 3])
@@ -176,3 +189,24 @@ def test_bad_roots_and_graphs_too_large_for_the_recursion_are_clear_errors() -> 
         micrograd.explore(x, mistake="no-topo", layout="builtin")
     page = micrograd.explore(x, mistake="overwrite", layout="builtin")  # no-topo listed as refused
     assert '"refused":"no-topo: the naive recursion would run' in page.html
+
+
+@pytest.mark.parametrize("mistake", MISTAKES)
+def test_each_mistake_has_an_example_it_changes_and_a_reason_where_it_changes_nothing(mistake: str) -> None:
+    code, build = EXAMPLES[mistake]
+    broken = wrong_gradients(build(), mistake)
+    assert broken.first is not None and code.startswith(("a = Value(", "x = Value("))
+    nothing = wrong_gradients(Value(2.0, label="x") * 3.0, mistake if mistake != "no-zero-grad" else "tanh")
+    assert nothing.first is None and nothing.reason.endswith(UNCHANGED[nothing.mistake])
+
+
+def test_explore_offers_the_example_only_where_a_mistake_changes_nothing() -> None:
+    f, _ = lecture()  # overwrite and no-zero-grad change f's gradients; no-topo and tanh do not
+    data = json.loads(re.search(BREAKIT, micrograd.explore(f, layout="builtin").html)[1])
+    offered = {m["name"]: m.get("example") for m in data["mistakes"]}
+    assert offered["overwrite"] is None and offered["no-zero-grad"] is None
+    for name in ("no-topo", "tanh"):
+        assert offered[name]["code"] == EXAMPLES[name][0]
+        assert offered[name]["page"] == example_page(name) and f'"selected":"{name}"' in offered[name]["page"]
+    assert data["simulates"] == SIMULATED_ORDER and "build_topo" in SIMULATED_ORDER
+    assert "function mgControls(" not in example_page("tanh")  # the page's own scripts fill it in

@@ -41,6 +41,7 @@ time limit (``layout_timeout`` seconds, default 30); larger ones are laid out by
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import shutil
@@ -59,6 +60,7 @@ from .boxes import boxes_of, recorded_any, runs_of
 from .dot import AUTO_GRAPHVIZ_SECONDS, GraphvizTimeoutError, graphviz_svg
 from .graph_model import GraphModel, graph_model, model_names, recorded_names
 from .layout import box_svgs, graph_svg
+from .mistake_examples import EXAMPLES
 from .mistakes import check_mistake
 from .mistakes import page_data as breakit_data
 from .page import RULES_IN_WORDS, trace_data
@@ -155,6 +157,34 @@ def _boxes_for_breakit(breakit: dict[str, Any], data: dict[str, Any]) -> None:
     breakit["parent"] = [box["parent"] for box in data["boxes"]]
 
 
+def _offer_examples(breakit: dict[str, Any]) -> None:
+    """Give each mistake that changes no gradient of this graph its example: the code, and the
+    example's own page (in break-it mode on that mistake), which the panel opens with one click."""
+    for m in breakit["mistakes"]:
+        if "refused" not in m and m["first"] is None:
+            m["example"] = {"code": EXAMPLES[m["name"]][0], "page": example_page(m["name"])}
+
+
+@functools.cache
+def example_page(mistake: str) -> str:
+    """The explorer page of ``mistake``'s example graph, opened on that mistake (built once: the
+    same few Values every time), offering no examples of its own.  Its style and scripts are left
+    as comments, ``/*mg-shared:CSS*/``, ``/*mg-shared:CONTROLS_JS*/`` and ``/*mg-shared:PAGE_JS*/``:
+    the page offering it fills them with its own, the same files, rather than carry them twice.
+
+    >>> text = example_page("overwrite")
+    >>> '"selected":"overwrite"' in text, "/*mg-shared:PAGE_JS*/" in text, "function mgControls(" in text
+    (True, True, False)
+    """
+    code, build = EXAMPLES[check_mistake(mistake, "example_page")]
+    text = page(build(), mistake=mistake, title=f"{mistake} on {code}", examples=False).html
+    for field, shared in pages.explorer_assets().items():
+        if text.count(shared) != 1:
+            raise RuntimeError(f"example_page: the {field} of {mistake}'s example is not in its page once")
+        text = text.replace(shared, f"/*mg-shared:{field}*/")
+    return text
+
+
 def _said(note: str) -> str:
     """``note``, also as a warning (the page shows it too), pointed at the user's line that
     called ``explore``: the first frame outside this package's pictures."""
@@ -196,17 +226,21 @@ def page(
     scopes: Recording | None = None,
     mistake: str | None = None,
     named: object = None,
+    examples: bool = True,
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
     after the other: graph model, (boxes), layout, page.  Names: a label, else the name ``named``
     (``explore``'s ``model=``) gives a parameter, else the name of a parameter of a Module called
-    in ``scopes``."""
+    in ``scopes``.  ``examples``: offer, for each mistake that changes nothing here, the page of a
+    small graph where it does (``mistake_examples``)."""
     _check(root, layout_timeout, layout, scopes, mistake)
     names = recorded_names(scopes) | model_names(named, "explore")  # model= wins over discovered
     model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names)
     trace = model.backward()
     data = trace_data(model, trace)
     breakit = breakit_data(model, trace.grads, mistake)
+    if examples:
+        _offer_examples(breakit)
     note = ""
     if scopes is not None and not recorded_any(model, scopes):
         note = _said(

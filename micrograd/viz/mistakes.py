@@ -9,25 +9,28 @@ The mistakes (``MISTAKES``):
 
 - ``"overwrite"``: ``=`` instead of ``+=`` in the ops' rules, so a Value used twice keeps
   only its last contribution (the bug of the lecture's video);
-- ``"no-topo"``: a recursive backward without a topological order,
-  ``def _bwd(v): v._backward(); for c in v._prev: _bwd(c)``, so a rule runs before all
-  its node's users have added in (and once per path to it);
+- ``"no-topo"``: a recursive backward without a topological order: the output's gradient set
+  to 1, then ``def _bwd(v): v._backward(); for c in v._prev: _bwd(c)`` from the output, each
+  op's operands once (as 0.1.0's set holds them: ``a + a`` is one step), so a rule runs before
+  all its node's users have added in (and once per path to it);
 - ``"no-zero-grad"``: ``backward()`` twice without zeroing the gradients in between, the
   lecture's ``backward()`` (it sets the output's gradient to 1, then adds into the rest);
 - ``"tanh"``: tanh's rule with ``1 - t`` instead of ``1 - t**2``.
 
-Every engine here, right or wrong, runs the rules in one backward order: from the output,
-breadth first, each Value once all its users have run (Kahn's algorithm, operands in their
-order).  On the lecture's graph that is f, d, e, the order the video's engine took, so
-``"overwrite"`` gives the video's numbers:
+Every engine here, right or wrong, runs the rules in micrograd 0.1.0's backward order: its
+``build_topo``'s depth-first post-order from the output, reversed, so the numbers are the ones
+micrograd 0.1.0's engine computes with the bug planted.  One assumption: each Value's operands
+in the order they were given (0.1.0 keeps them in a set, whose order follows the Values' hashes,
+so the same code can run ``a * b``'s operands either way from one run to the next).  On the
+lecture's graph the order is f, e, d, so under ``"overwrite"`` d's rule writes a and b last:
 
 >>> from micrograd import Value
 >>> a = Value(-2.0, label="a"); b = Value(3.0, label="b")
 >>> d = a * b; d.label = "d"; e = a + b; e.label = "e"; f = d * e; f.label = "f"
 >>> broken = wrong_gradients(f, "overwrite")
->>> broken[a], broken[b]          # (right, wrong): e's contributions overwrote d's
-((-3.0, -6.0), (-8.0, -6.0))
->>> broken.first is a, a.grad     # the first Value in backward order where they differ; .grad untouched
+>>> broken[a], broken[b]          # (right, wrong): d's contributions overwrote e's
+((-3.0, 3.0), (-8.0, -2.0))
+>>> broken.first is b, a.grad     # the first Value in backward order where they differ; .grad untouched
 (True, 0.0)
 """
 
@@ -44,6 +47,8 @@ from .graph_model import GraphModel, fmt, graph_model
 __all__ = [
     "MAX_RECURSION_RUNS",
     "MISTAKES",
+    "SIMULATED_ORDER",
+    "UNCHANGED",
     "BrokenBackward",
     "check_mistake",
     "page_data",
@@ -57,6 +62,13 @@ MISTAKES: dict[str, str] = {
     "no-zero-grad": "backward() twice without zeroing the gradients in between",
     "tanh": "tanh's rule with 1 - t instead of 1 - t**2",
 }
+
+#: The order every buggy backward here runs the rules in, and its one assumption, as the page says it.
+SIMULATED_ORDER = (
+    "As micrograd 0.1.0 computes it with the bug planted: the rules run in build_topo's order, reversed "
+    "(depth first from the output; no-topo: in the recursion's order), each Value's operands taken in "
+    "the order they were written (0.1.0 keeps them in a set, whose order can change from run to run)."
+)
 
 #: The naive recursion of "no-topo" runs a rule once per path from the output, and a graph with
 #: reused Values has exponentially many paths: beyond this many runs it is refused, not run.
@@ -144,19 +156,23 @@ def _operands(v: Value) -> list[Value]:
 
 
 def backward_order(model: GraphModel) -> list[Value]:
-    """The output, then breadth first, each Value once every Value computed from it has gone."""
-    users = dict.fromkeys(model.order, 0)
-    for v in model.order:
-        for c in _operands(v):
-            users[c] += 1
-    order, k = [model.outputs[0]], 0
-    while k < len(order):
-        for c in _operands(order[k]):
-            users[c] -= 1
-            if users[c] == 0:
-                order.append(c)
-        k += 1
-    return order
+    """micrograd 0.1.0's backward order: ``build_topo``'s depth-first post-order from the output,
+    each Value's operands in the order they were given, reversed (the output first, each Value
+    after all its users)."""
+    root = model.outputs[0]
+    topo: list[Value] = []
+    visited = {root}
+    stack = [(root, iter(root._prev))]
+    while stack:  # build_topo's recursion, with a stack: a long chain would pass Python's limit
+        v, operands = stack[-1]
+        c = next((c for c in operands if c not in visited), None)
+        if c is None:
+            stack.pop()
+            topo.append(v)
+        else:
+            visited.add(c)
+            stack.append((c, iter(c._prev)))
+    return topo[::-1]
 
 
 def local_derivatives(model: GraphModel) -> Locals:
@@ -379,6 +395,7 @@ def page_data(model: GraphModel, right: Grads, selected: str | None) -> dict[str
         )
     return {
         "selected": selected,
+        "simulates": SIMULATED_ORDER,
         "order": [index[v] for v in order],
         "names": [model.names[v] for v in model.order],
         "right": [_num(right[v]) for v in model.order],

@@ -27,7 +27,16 @@ from ..engine import Value
 from .boxes import Box, Run
 from .graph_model import COLOURS, BackwardTrace, GraphModel, d_of, expression, fmt
 
-__all__ = ["RULES_IN_WORDS", "asset", "boxes_data", "explorer_page", "heading", "page", "trace_data"]
+__all__ = [
+    "RULES_IN_WORDS",
+    "asset",
+    "boxes_data",
+    "explorer_assets",
+    "explorer_page",
+    "heading",
+    "page",
+    "trace_data",
+]
 
 PLACEHOLDER = re.compile(r"%%([A-Z_]+)%%")
 
@@ -196,6 +205,20 @@ def _script_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
+def explorer_assets() -> dict[str, str]:
+    """The explorer page's style and scripts, by the field each fills: break-it mode's own after
+    the explorer's (it marks the explorer's picture).
+
+    >>> sorted(explorer_assets())
+    ['CONTROLS_JS', 'CSS', 'PAGE_JS']
+    """
+    return {
+        "CSS": asset("controls.css") + asset("explorer.css") + asset("breakit.css"),
+        "CONTROLS_JS": asset("controls.js"),
+        "PAGE_JS": asset("explorer.js") + asset("breakit.js"),
+    }
+
+
 def explorer_page(
     model: GraphModel,
     data: dict[str, Any],
@@ -223,7 +246,5 @@ def explorer_page(
         DATA=payload,
         NOTE=shown,
         BREAKIT=_script_json(breakit),
-        # break-it mode's own style and script, after the explorer's (it marks the explorer's picture)
-        CSS=asset("controls.css") + asset("explorer.css") + asset("breakit.css"),
-        PAGE_JS=asset("explorer.js") + asset("breakit.js"),
+        **explorer_assets(),
     )

@@ -44,11 +44,14 @@
   // The panel: the mistake, why the first Value differs, and every Value's right and wrong gradient.
   function panel(m) {
     const box = el("section", { id: "breakit", "data-mg": "breakit" });
+    // What changed (or why nothing did, and where it would) first: a panel below the graph is short
     box.appendChild(el("h2", {}, "Break it: " + m.name));
-    box.appendChild(el("p", { class: "muted" }, m.title));
     const first = m.first === null ? "no gradient changes" : "first wrong: " + K.names[m.first];
     box.appendChild(el("p", { class: "mg-bk-first-line", "data-mg": "breakit-first" }, first));
     box.appendChild(el("p", { "data-mg": "breakit-reason" }, m.reason));
+    if (m.example) box.appendChild(offer(m));
+    box.appendChild(el("p", { class: "muted" }, m.title));
+    box.appendChild(el("p", { class: "muted", "data-mg": "breakit-order" }, K.simulates));
     const tb = el("table", { "data-mg": "breakit-table" });
     tb.appendChild(row([["Value"], ["right"], ["wrong"]], "th"));
     for (const i of K.order.slice(0, MAX_ROWS)) {
@@ -65,6 +68,46 @@
     return box;
   }
 
+  // Where the mistake changes nothing here: one click opens a small graph where it does.
+  function offer(m) {
+    const p = el("p", { class: "mg-bk-offer" }, "See it on a graph where it does: ");
+    const b = el("button", { type: "button", "data-mg": "breakit-example" }, m.example.code);
+    b.title = "open " + m.name + " on this small graph (its own explorer, over this one)";
+    b.addEventListener("click", () => openExample(m));
+    p.appendChild(b);
+    return p;
+  }
+
+  // The example's own explorer page (Python made it, in break-it mode on m), in a frame over the
+  // whole page, under a bar whose button brings back the learner's graph.
+  function openExample(m) {
+    closeExample();
+    const box = el("div", { id: "mg-bk-example", "data-mg": "breakit-example-page" });
+    const bar = el("div", { class: "mg-bk-example-bar" });
+    bar.appendChild(el("span", {}, `Example: ${m.name} on ${m.example.code}`));
+    const back = el("button", { type: "button", "data-mg": "breakit-back" }, "back to your graph");
+    back.addEventListener("click", closeExample);
+    bar.appendChild(back);
+    const frame = el("iframe", { sandbox: "allow-scripts", title: `${m.name} on ${m.example.code}` });
+    frame.srcdoc = withOurAssets(m.example.page);  // a property, not markup: the page goes in as it is
+    box.append(bar, frame);
+    document.body.appendChild(box);
+  }
+
+  // Python left the example's style and scripts out: they are this page's own, the same files.
+  // (Replaced by functions: a "$" in a script is text, not a replacement pattern.)
+  function withOurAssets(page) {
+    const [controls, own] = [...document.querySelectorAll("script:not([type])")].map((s) => s.textContent);
+    const css = document.querySelector("head style").textContent;
+    return page.replace("/*mg-shared:CSS*/", () => css).replace("/*mg-shared:CONTROLS_JS*/", () => controls)
+      .replace("/*mg-shared:PAGE_JS*/", () => own);
+  }
+
+  function closeExample() {
+    const open = $("mg-bk-example");
+    if (open) open.remove();
+  }
+
   // In the graph: a red ring around each Value whose gradient the mistake changes, its wrong
   // gradient written above it; the first one thicker. Drawn on whatever picture the pane shows.
   function mark() {
@@ -72,6 +115,7 @@
     if (!svg) return;
     for (const g of svg.querySelectorAll("g.mg-bk-tag")) g.remove();
     if (!chosen) return;
+    if (!svg.getBBox().width) return markLater();
     roomAbove(svg);
     const layer = svg.querySelector("g.graph") || svg;
     const drawn = {};
@@ -90,6 +134,14 @@
       layer.appendChild(tag(drawn[box], first, `${n} wrong inside`, box));
     }
   }
+
+  // A picture not laid out yet (in a frame just opened, or a hidden one) has no boxes to ring, only
+  // zeros: try again at the next frames (for a second or two), and when the window is resized.
+  let tries = 0;
+  function markLater() {
+    if (tries++ < 120) requestAnimationFrame(mark);
+  }
+  window.addEventListener("resize", () => { tries = 0; mark(); });
 
   // The closed box drawn in the picture that holds Value i (its name, "g<j>"), if any.
   function closedBox(i, drawn) {
