@@ -269,7 +269,7 @@ IMPORT = Workload(
     tiny_params={"repeats": 1},
     reps=3,
     rows=(Row("ours", OURS, "workloads:import_micrograd"),),
-    note="the engine, the basic ops and the math load; the rest on first use (compare --baseline 68d2bfc)",
+    note="the engine, the op catalogue and the math load; the rest on first use (compare --baseline 68d2bfc)",
 )
 
 # The playground's row needs Chromium and Pyodide's npm package; without them it is skipped, the

@@ -745,20 +745,8 @@ def celu_alpha(alpha: Any) -> float:
 # What the functions of several arguments below call where Values take part and no Value method
 # serves (a number first and a Value second; a list): the graph-building functions, by name, put
 # here by the modules that define their ops (micrograd/ops/scientific.py, micrograd/ops/reductions.py), which
-# import this module (so this module cannot import them).  Those modules load on first use
-# (micrograd.ops.LazyMethod), so a name not put here yet calls ``load_rest``, which micrograd.ops sets.
-class GraphOps(dict[str, Callable[..., Any]]):
-    load_rest: Callable[[], None] | None = None
-
-    def __missing__(self, name: str) -> Callable[..., Any]:
-        if self.load_rest is not None:
-            self.load_rest()  # (the modules put their functions here as they load)
-        if name not in self:
-            raise KeyError(name)
-        return self[name]
-
-
-GRAPH_OPS = GraphOps()
+# import this module (so this module cannot import them).  ``import micrograd`` loads them all.
+GRAPH_OPS: dict[str, Callable[..., Any]] = {}
 
 
 def _binary(
