@@ -249,10 +249,30 @@ def targets_text(targets: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def load_summary(samples: list[float], how: str) -> dict[str, Any]:
+    """The machine's load over a run: the least, median and most of the 1-minute load averages
+    ``samples``, taken as ``how`` says (on a shared machine, what the absolute numbers went through)."""
+    ordered = sorted(samples)
+    return {
+        "min": ordered[0],
+        "median": ordered[len(ordered) // 2],
+        "max": ordered[-1],
+        "samples": len(ordered),
+        "how": how,
+    }
+
+
 def machine_text(m: dict[str, Any]) -> str:
+    load = m.get("load")
     return (
         f"Machine: {m['cpu']} ({m['logical_cpus']} logical CPUs), {m['implementation']} {m['python']}, "
         f"{m['platform']}, numpy {m['numpy']}; commit {m['commit']}; {m['date']}"
+        + (
+            f"; load average {load['min']:.1f} to {load['max']:.1f}, median {load['median']:.1f} "
+            f"({load['samples']} samples: {load['how']})"
+            if load
+            else ""
+        )
     )
 
 

@@ -83,8 +83,12 @@ def with_baseline(workload: Workload, sha: str, folder: Path) -> Workload:
     return dataclasses.replace(workload, rows=workload.rows + twins)
 
 
+LOADS: list[float] = []  # the 1-minute load average as each worker starts: the JSON's machine.load
+
+
 def run_row(row: Row, params: dict[str, Any], scratch: Path) -> dict[str, Any]:
     """One repetition of one row, in a fresh interpreter (the one running this driver)."""
+    LOADS.append(os.getloadavg()[0])
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     cmd = [sys.executable, str(WORKER), row.target, "--params", json.dumps(params)]
@@ -177,6 +181,10 @@ def main(argv: list[str] | None = None) -> int:
         "workloads": summary,
         "targets": report.check_targets(summary),
     }
+    if LOADS:
+        doc["machine"]["load"] = report.load_summary(
+            LOADS, "the 1-minute load average as each worker started"
+        )
     if sha is not None:
         doc["baseline"] = {"commit": sha, "comparison": report.against_baseline(summary, sha)}
     print()

@@ -22,6 +22,7 @@ import math
 import numbers
 import random
 import re
+import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, overload
 
@@ -529,10 +530,24 @@ class BatchedLoss:
         parts = self.model.position_losses(list(ids))
         return micrograd.sum(parts) * scale, parts
 
+    SHAPE = "list of documents, each a list of token ids, as in step.backward([[0, 5, 3, 0], [0, 7, 0]])"
+
     def _check(self, docs: Sequence[Sequence[int]]) -> list[Sequence[int]]:
         if not isinstance(docs, Sequence) or isinstance(docs, str) or not docs:
-            raise TypeError("a batched step takes a non-empty list of documents (lists of token ids)")
-        for d in docs:
+            raise TypeError(f"a batched step takes a non-empty {self.SHAPE}")
+        for i, d in enumerate(docs):
+            # The shape first: a list nested one level too deep or too shallow would otherwise be
+            # refused for its length or its ids, not for the brackets that are wrong.
+            if not isinstance(d, Sequence) or isinstance(d, str):
+                raise TypeError(
+                    f"a batched step takes a {self.SHAPE}; document {i} is {reprlib.repr(d)}, not a list "
+                    f"(one document is a list holding one list of ids: [{reprlib.repr(list(docs))}])"
+                )
+            if any(isinstance(t, Sequence) and not isinstance(t, str) for t in d):
+                raise TypeError(
+                    f"a batched step takes a {self.SHAPE}; document {i} is {reprlib.repr(d)}, a list of "
+                    "lists: one pair of brackets too many"
+                )
             self.model._check_length(d, self.model.block_size + 1, "a document")
             if len(d) < 2:
                 raise ValueError(f"a document needs at least 2 tokens (an input and its next), got {len(d)}")

@@ -139,7 +139,12 @@ export function serve(start, handler) {
         if (ready === null) ready = start(msg);
         await handler(await ready, msg);
       } catch (err) {
-        postMessage({ type: "failed", error: String(err && err.stack ? err.stack : err) });
+        // A Python exception (Pyodide's PythonError, which names its class in ``type``) carries
+        // Python's traceback as its message, the last line Python's own words; its JS stack only
+        // says where this loop called Python, so it is sent apart, for the console.
+        const python = err instanceof Error && typeof err.type === "string";
+        const stack = String(err && err.stack ? err.stack : err);
+        postMessage({ type: "failed", error: python ? err.message : stack, stack });
       }
     }
     busy = false;

@@ -64,13 +64,26 @@ session = gpt_runner.GPTSession.from_file("/home/pyodide/names.txt", compiled=${
     case "init": return;
     case "play": if (!playing) { playing = true; rate = { steps: 0, ms: 0 }; schedule(); } return;
     case "pause": playing = false; post(api, []); return;
-    case "temperature": temperature = Number(msg.value); sampledAt = -1; post(api, []); return;
+    case "temperature": setTemperature(api, Number(msg.value)); return;
     case "add": postMessage({ type: "added", ...call(api, "add", msg.name) }); post(api, []); return;
     case "attention": attention(api, msg.name); return;
     case "explore": explore(api); return;
     case "tick": if (playing) { tick(api); schedule(); } return;
   }
 });
+
+// A temperature Python refuses (out of its range) leaves the one before in place, so training and
+// the samples go on; the refusal (Python's message) reaches the page as a failure.
+function setTemperature(api, value) {
+  const before = temperature;
+  temperature = value; sampledAt = -1;
+  try {
+    post(api, []);
+  } catch (err) {
+    temperature = before; sampledAt = -1;
+    throw err;
+  }
+}
 
 // A session method's dict result, as a plain object (through JSON: no proxies left behind).
 function call(api, method, ...args) {

@@ -102,16 +102,17 @@ function onMessage(msg) {
     case "attention": state.attention = msg; said("gpt-attn-message", msg); drawAttention(msg); return;
     case "exploring": return status("making the explorer's page of one step…");
     case "explored": return explored(msg);
-    case "failed": return failed(msg.error);
+    case "failed": return failed(msg.error, msg.stack);
   }
 }
 
-// The worker's Python raised: the last line of its traceback on the page, the whole in the console.
-function failed(error) {
+// The worker's Python raised: the last line of its traceback (Python's own message) on the page, the
+// whole traceback and where the worker called Python in the console.
+function failed(error, stack) {
   state.error = String(error);
   const lines = state.error.trim().split("\n");
   status(`error: ${lines[lines.length - 1]} (the console has the traceback)`, true);
-  console.error(error);
+  console.error(error, stack);
   for (const id of ["gpt-explore", "gpt-add-button", "gpt-attn-button"]) $(id).disabled = false;
 }
 

@@ -36,7 +36,11 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
-"$VENV/bin/python" -m pip install -q -e ".[$extras]"
+# setuptools (64+) reports every editable install with an "Editable installation." warning box, a
+# note for packagers, not a problem: that one message is ignored, by its start, in pip and in the
+# build backend pip starts (it inherits the environment); every other warning and error still shows.
+PYTHONWARNINGS="${PYTHONWARNINGS:+$PYTHONWARNINGS,}ignore:Editable installation:UserWarning" \
+  "$VENV/bin/python" -m pip install -q -e ".[$extras]"
 
 if [ "$MODE" = test ]; then
   if [ "${SKIP_TORCH:-0}" = 1 ]; then

@@ -16,7 +16,7 @@ from benchmarks import digits, report
 from benchmarks.install_reference import installed_version
 from benchmarks.moons import initial_weights, make_moons
 from benchmarks.report import max_rel_diff
-from benchmarks.suite import REF, REFERENCE_DIR, REFERENCE_VERSION, REPO_ROOT, WORKLOADS
+from benchmarks.suite import REFERENCE_DIR, REFERENCE_VERSION, REPO_ROOT, WORKLOADS
 from tests.micrograd_reference import ensure_installed
 
 
@@ -223,52 +223,6 @@ def test_the_benchmark_page_shows_the_committed_run() -> None:
     )
 
 
-def _about(x: float) -> str:
-    """A large ratio to two significant figures, as the site's sentences write it: 4,800."""
-    return f"{round(x, 1 - math.floor(math.log10(x))):,.0f}"
-
-
-def test_the_sites_sentences_quote_the_committed_run() -> None:
-    """The numbers the site's sentences give about the benchmark are the committed run's too."""
-    doc = json.loads((REPO_ROOT / "benchmarks" / "results" / "latest.json").read_text())
-    readme = " ".join(_site_pages().split())  # (sentences wrap anywhere)
-    target = {t["target"]: t for t in doc["targets"]}
-
-    def value(prefix: str) -> float:
-        (found,) = [t["value"] for name, t in target.items() if name.startswith(prefix)]
-        return float(found)
-
-    steps = doc["workloads"]["train_step"]["rows"]
-    ratio = {(c["workload"], c["row"]): c["ratio"] for c in doc["baseline"]["comparison"]}
-    batched = target["batched compiled replay within 3x of the numpy floor (issue 15)"]
-    trace_ms = value("batched compiled replay: trace") * 1e3
-    compiled, batched_vs = (
-        steps[row]["vs"][REF] for row in ("ours, compiled replay", "ours, compiled replay, batched")
-    )
-    sentences = [
-        f"micrograd's own demo step runs {value('training step >= 10x'):.0f}x faster than micrograd 0.1.0 "
-        f"as users run it ({value('training step faster'):.1f}x faster than micrograd with its collector "
-        "off)",
-        f"compiled replay (`micrograd.compile`) runs it about {_about(compiled)}x faster, and the batched "
-        f"replay (one point's loss traced in {trace_ms:.0f} ms, replayed over the 100 points) about "
-        f"{_about(batched_vs)}x, {batched['value']:.1f}x the time of a hand-vectorised numpy step",
-        f"| {value('training step >= 10x'):.0f}× eager, about {_about(compiled)}× with `micrograd.compile` "
-        f"and {_about(batched_vs)}× with `compile(batched=True)` ([benchmarks](benchmarks.md)) |",
-        f"the batched replay of the moons step is {batched['value']:.1f}x the numpy floor (target 3x: "
-        f"{'met' if batched['met'] else 'not met'})",
-        f"the trace of the per-sample graph takes {trace_ms:.0f} ms",
-        f"an epoch of the digits model takes {value('digits: one epoch <') * 1e3:.0f} ms (target < 1 s), "
-        f"{value('digits: one epoch, batched'):.0f}x the same training written in plain numpy, with the same "
-        f"losses ({value('digits: the same losses'):.1e})",
-        f"({ratio['train_step', 'ours']:.2f}x with the collector on, "
-        f"{ratio['train_step', 'ours, gc off']:.2f}x off, in the run above), a faster forward pass "
-        f"({ratio['forward', 'ours, gc off']:.2f}x with the collector off) and compiled replay "
-        f"({ratio['train_step', 'ours, compiled replay']:.2f}x)",
-    ]
-    missing = [sentence for sentence in sentences if sentence not in readme]
-    assert not missing, f"the site's sentences do not give latest.json's numbers; it should say: {missing}"
-
-
 def test_the_playground_row_is_skipped_with_its_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -289,3 +243,16 @@ def test_the_playground_row_is_skipped_with_its_reason(
     assert playground_ready.build(tmp_path, tmp_path / "out") == playground_ready.NO_PYODIDE
     monkeypatch.setattr(playground_ready, "missing_browser", lambda: True)
     assert playground_ready.ready(runs=1) == {"status": playground_ready.NO_BROWSER}
+
+
+def test_the_machine_line_gives_the_load_the_run_went_through() -> None:
+    """On a shared machine the load is what the absolute numbers went through: the JSON keeps its least,
+    median and most, and the machine line the page shows says them (a run saved without it, none)."""
+    load = report.load_summary([3.25, 1.0, 2.5, 9.0], "as each worker started")
+    assert load == {"min": 1.0, "median": 3.25, "max": 9.0, "samples": 4, "how": "as each worker started"}
+    m = {"cpu": "c", "logical_cpus": 2, "implementation": "CPython", "python": "3.11", "platform": "p"}
+    m |= {"numpy": "2", "commit": "abc1234", "date": "2026-11-28"}
+    assert report.machine_text(m).endswith("commit abc1234; 2026-11-28")
+    assert report.machine_text({**m, "load": load}).endswith(
+        "2026-11-28; load average 1.0 to 9.0, median 3.2 (4 samples: as each worker started)"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import operator
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -175,6 +176,21 @@ def test_batched_compile_loss_checks_its_documents() -> None:
         SMALL_STEP.backward([[1] * 6])
     with pytest.raises(ValueError, match="not in the vocabulary"):
         SMALL_STEP.backward([[1, 5]])
+
+
+@pytest.mark.parametrize(
+    ("docs", "says"),
+    [
+        ([[[4, 1, 4]]], "document 0 is [[4, 1, 4]], a list of lists: one pair of brackets too many"),
+        ([[4, 1, 4], [[4, 2], [1, 4]]], "document 1 is [[4, 2], [1, 4]], a list of lists"),
+        ([4, 1, 4], "is 4, not a list (one document is a list holding one list of ids: [[4, 1, 4]]"),
+        (["abc"], "document 0 is 'abc', not a list"),
+    ],
+)
+def test_a_batch_of_the_wrong_depth_is_named_by_the_shape_it_needs(docs: Any, says: str) -> None:
+    with pytest.raises(TypeError, match="takes a list of documents, each a list of token ids") as error:
+        SMALL_STEP.backward(docs)
+    assert says in str(error.value)
 
 
 def test_names_gpt_demo_trains_in_batches() -> None:

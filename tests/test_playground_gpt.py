@@ -331,6 +331,33 @@ def test_samples_appear_and_change_with_the_temperature(page: Any) -> None:
     print(f"\nGPT tab samples at step {after['steps']}: 0.5 {before['samples']}; 1.5 {after['samples']}")
 
 
+def test_a_temperature_python_refuses_shows_pythons_message_and_keeps_the_last(page: Any) -> None:
+    # The slider stops at 0.1; a value past it (as a page script could send) reaches Python, which
+    # refuses it: the tab says so in Python's words, not where the worker's JS called Python.
+    pause(page)
+    before = wait(page, "window.mgGpt.samples.length === 8 && window.mgGpt")
+    slide = (
+        "const t = document.getElementById('gpt-temp'); t.min = arguments[0]; t.value = arguments[1]; "
+        "t.dispatchEvent(new Event('input'))"
+    )
+    page.execute_script(slide, "0", "0")
+    end = time.monotonic() + 60
+    while not page.execute_script("return window.mgGpt.error") and time.monotonic() < end:
+        time.sleep(0.25)
+    said = text(page, "gpt-status")
+    shot(page, "temperature-refused")
+    python = "ValueError: the temperature must be a number from 0.05 to 5, got 0"
+    assert said == f"error: {python} (the console has the traceback)"
+    assert "boot.mjs" not in said and "Traceback" in gpt(page)["error"]
+    # Training goes on at the temperature before (a refused 0 would fail again at the next samples).
+    page.execute_script("window.mgGpt.error = null")
+    play(page)
+    wait(page, f"window.mgGpt.steps > {before['steps'] + 30}", 120)
+    after = pause(page)
+    assert after["temperature"] == before["temperature"] and not after["error"]
+    page.execute_script(slide, "0.1", str(before["temperature"]))
+
+
 def test_an_added_name_joins_the_training_set(page: Any) -> None:
     pause(page)
     count = gpt(page)["names"]

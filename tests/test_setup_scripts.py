@@ -108,3 +108,30 @@ def test_setup_sh_refuses_unknown_modes(args: list[str], env: dict[str, str], me
     )
     assert proc.returncode == 2
     assert message in proc.stderr
+
+
+def test_setup_sh_silences_only_setuptools_editable_installation_box(tmp_path: Path) -> None:
+    # A stand-in for the venv's python: for the editable install it emits what setuptools' backend
+    # emits (the "Editable installation." box) and a warning that must still show; `dot` is present.
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    emit = (
+        "import warnings; "
+        "warnings.warn('Editable installation.\\n!!\\n  be careful with folders\\n!!', UserWarning); "
+        "warnings.warn('a real problem with the install', UserWarning)"
+    )
+    python = bin_dir / "python"
+    python.write_text(f'#!/bin/sh\ncase " $* " in *" -e "*) exec {sys.executable} -c "{emit}" ;; esac\n')
+    (bin_dir / "dot").write_text("#!/bin/sh\n")
+    for script in (python, bin_dir / "dot"):
+        script.chmod(0o755)
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "setup.sh"), "demo"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "VENV": str(tmp_path / "venv"), "PATH": f"{bin_dir}:{os.environ['PATH']}"},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "a real problem with the install" in proc.stderr
+    assert "Editable installation" not in proc.stderr and "be careful" not in proc.stderr

@@ -205,7 +205,7 @@
     else if (frame <= N) forwardPanel(panel, shown);
     else if (frame === LAST) donePanel(panel);
     else backwardPanel(panel, k);
-    $("where").textContent = frame < N ? `forward: ${shown} of ${N} Values` :
+    $("where").textContent = $("where").title = frame < N ? `forward: ${shown} of ${N} Values` :
       frame === N ? `forward done · backward: 0 of ${S} steps` :
       frame === LAST ? `backward done: every gradient` : `backward: step ${k + 1} of ${S}`;
     $("prev").disabled = frame === 0; $("next").disabled = frame === LAST;
