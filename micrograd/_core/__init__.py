@@ -6,7 +6,7 @@ numbers: labels, hooks, a kept context; and the errors about nodes), ``hooks`` (
 ``grad_mode`` (``no_grad``, ``detect_anomaly``, the per-thread switches), ``coerce`` (numbers in,
 numbers out, with clear errors), ``bookkeeping`` (``backward()``'s adding into ``.grad`` and its
 pause of the garbage collector), ``value_methods`` (the attached methods' types, generated),
-``clash`` (a warning when karpathy's micrograd shares the environment).
+``name_clash_warning`` (the warning when karpathy's micrograd shares the environment).
 
 May import: the standard library, and ``micrograd.math`` for the float math.  Nothing above the
 engine (ops, func, compile, viz, exercises, nn) and nothing outside ``micrograd`` imports from here.
