@@ -14,9 +14,12 @@
    (``wrong_gradients``);
 7. ``page``: the HTML pages from ``assets/``: the explorer's data, as JSON, around a laid-out picture;
 8. ``explorer``: ``explore``, a short entry that calls them in that order: graph model → (boxes)
-   → layout (built-in, or Graphviz) → break-it data (mistakes) → page.
+   → layout (built-in, or Graphviz) → break-it data (mistakes) → page;
+9. ``recorder``: ``TrainingRecorder``, a training run recorded step by step and written as the
+   replay page (any model with ``nn.Module``'s parameter API, read by name: viz never imports nn).
 
-``draw_dot``, ``render`` and ``explain`` (``dot``) and ``explore`` (``explorer``) are the entries.
+``draw_dot``, ``render`` and ``explain`` (``dot``), ``explore`` (``explorer``) and
+``TrainingRecorder`` (``recorder``) are the entries.
 May import: ``engine`` (to read a graph), ``func.reverse``, ``scopes`` and ``files``.  Graphviz
 loads when a picture needs it.
 
@@ -51,6 +54,7 @@ from .dot import (
     role,
 )
 from .explorer import explore
+from .recorder import TrainingRecorder
 
 __all__ = [
     "COLOURS",
@@ -62,6 +66,7 @@ __all__ = [
     "GraphTooLargeError",
     "GraphvizNotFoundError",
     "GraphvizTimeoutError",
+    "TrainingRecorder",
     "as_values",
     "backward_steps",
     "d_of",

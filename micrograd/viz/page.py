@@ -1,7 +1,7 @@
 """How micrograd's HTML pages are made: from the files in ``micrograd/viz/assets/``, and the
 explorer's page from a graph's model, its backward trace, its boxes and its laid-out pictures.
 
-``explore``'s backpropagation page and ``nn.recorder``'s training replay are each one
+``explore``'s backpropagation page and ``recorder``'s training replay are each one
 self-contained HTML file, made from asset files that linters and browsers see as what
 they are: the document's head and foot (``head.html``; ``foot.html``, the page's data and
 scripts), a page's body (``explorer.html``, ``replay.html``), its CSS and its script, and
