@@ -248,12 +248,14 @@ def may_import(folder: Path) -> set[str]:
     doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
     found = re.search(r"May import:(.*?)(?:;|\.\s|\.$)", doc, flags=re.DOTALL)
     assert found, f"{folder.name}/__init__.py: no 'May import:' sentence"
-    names = set()
-    for name in NAMED.findall(found.group(1)):
-        inside = ROOT.joinpath(*name.split("."))
-        local = inside.is_dir() or inside.with_suffix(".py").is_file()
-        names.add(f"micrograd.{name}" if local and not name.startswith("micrograd") else name)
-    return names
+    return {absolute(name) for name in NAMED.findall(found.group(1))}
+
+
+def absolute(name: str) -> str:
+    """``engine`` is ``micrograd.engine``; ``micrograd.ops``, ``numpy`` are as written."""
+    inside = ROOT.joinpath(*name.split("."))
+    local = inside.is_dir() or inside.with_suffix(".py").is_file()
+    return f"micrograd.{name}" if local and not name.startswith("micrograd") else name
 
 
 def imported_where(path: Path) -> list[tuple[str, int]]:
@@ -329,3 +331,12 @@ def test_no_module_but_the_packages_own_re_exports_a_name_of_core() -> None:
         }
         passed_on += [f"{path.relative_to(REPO)}: {name}" for name in sorted(core & listed)]
     assert passed_on == []
+
+
+def test_the_layout_page_shows_the_rules_the_test_enforces() -> None:
+    page = (REPO / "docs" / "pages" / "layout.md").read_text()
+    shown = {}
+    for row in re.findall(r"^\| `(\w+)/` \| ([^|\n]+) \|$", page, flags=re.MULTILINE):
+        folder, names = row
+        shown[folder] = {absolute(name) for name in re.findall(r"`([\w.]+)`", names)}
+    assert shown == {folder.name: may_import(folder) for folder in RULED}

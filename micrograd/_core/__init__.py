@@ -8,7 +8,7 @@ numbers out, with clear errors), ``bookkeeping`` (``backward()``'s adding into `
 pause of the garbage collector), ``value_methods`` (the attached methods' types, generated),
 ``name_clash_warning`` (the warning when karpathy's micrograd shares the environment).
 
-May import: ``math`` (the float math) and ``numpy`` (``bookkeeping``'s rules on arrays, when a
+May import: ``math`` (the float math) and ``numpy`` (the bookkeeping's rules on arrays, when a
 compiled step's gradients arrive); the standard library otherwise.
 
 Imported by ``engine.py``, which stands on it, and by the layers that extend the engine itself:
