@@ -27,7 +27,6 @@ from typing import Any, Literal, overload
 
 import micrograd
 from micrograd import Value, no_grad
-from micrograd.func.reverse import add_passes_into_grad, sum_of_passes
 from micrograd.ops import Pick
 from micrograd.scopes import scope
 
@@ -566,12 +565,16 @@ class BatchedLoss:
         return losses[:n], grads[:n], at_width.reached_by(sizes[:n])
 
     def __call__(self, docs: Sequence[Sequence[int]]) -> tuple[list[float], Any]:
+        # (micrograd.func loads its transforms, inspect and all, so a batched step imports it here)
+        from micrograd.func.reverse import sum_of_passes
 
         losses, grads, reached = self.per_document(docs)
         return losses.tolist(), sum_of_passes(grads, reached)
 
     def backward(self, docs: Sequence[Sequence[int]]) -> list[float]:
         """Add the documents' gradients into ``.grad``, as the eager loop does; their losses, in order."""
+        from micrograd.func.reverse import add_passes_into_grad
+
         losses, grads, reached = self.per_document(docs)
         add_passes_into_grad(self.params, grads, reached)
         out: list[float] = losses.tolist()

@@ -340,3 +340,9 @@ def test_the_layout_page_shows_the_rules_the_test_enforces() -> None:
         folder, names = row
         shown[folder] = {absolute(name) for name in re.findall(r"`([\w.]+)`", names)}
     assert shown == {folder.name: may_import(folder) for folder in RULED}
+
+
+def test_import_nn_loads_no_pictures_and_no_transforms() -> None:
+    modules = loaded_by("import nn")
+    assert not {m for m in modules if m.startswith(("micrograd.viz", "micrograd.func"))}, sorted(modules)
+    assert "micrograd.scopes" in modules  # (the GPT's named boxes: a with block, no pictures)
