@@ -346,3 +346,14 @@ def test_import_nn_loads_no_pictures_and_no_transforms() -> None:
     modules = loaded_by("import nn")
     assert not {m for m in modules if m.startswith(("micrograd.viz", "micrograd.func"))}, sorted(modules)
     assert "micrograd.scopes" in modules  # (the GPT's named boxes: a with block, no pictures)
+
+
+def test_nn_reads_graphs_through_values_public_api() -> None:
+    private = {"_prev", "_op", "_fn", "_extra"}
+    found = [
+        f"{path.relative_to(REPO)}:{node.lineno} .{node.attr}"
+        for path in sorted((REPO / "nn").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr in private
+    ]
+    assert found == []  # (Value.op and Value.children; docstrings' examples are checked by doctest)
