@@ -107,7 +107,7 @@ class Recording:
 
 class record_scopes:  # noqa: N801 - a context manager, named as no_grad is
     """Record which scope made each node in this thread, for ``explore(..., scopes=)``: the
-    ``with scope(...)`` blocks and the calls of ``nn.Module`` classes defined before it starts.
+    ``with scope(...)`` blocks and each call of an ``nn.Module`` (if ``nn`` is loaded when it starts).
 
     Not nestable: one recording per thread at a time (stop the first before starting another).
     """
@@ -295,15 +295,18 @@ def values_in(items: Iterable[Any], depth: int = 2) -> tuple[Value, ...]:
 class ModuleCalls:
     """The scopes of ``nn.Module`` calls, while any thread records: ``start`` (each
     ``record_scopes()`` entered) wraps the ``__call__`` and ``forward`` that each ``nn.Module``
-    class defines, ``stop`` (each one left) puts them back once no recording is left.  A wrapped
-    call in a recording thread opens a scope named after the module's attribute in the module
-    that called it (``layers.0``, else its class's name); elsewhere it calls the method as it is."""
+    class defines (and those of a class defined meanwhile, through a temporary
+    ``__init_subclass__``), ``stop`` (each one left) puts everything back once no recording is
+    left.  A wrapped call in a recording thread opens a scope named after the module's attribute
+    in the module that called it (``layers.0``, else its class's name); elsewhere it calls the
+    method as it is."""
 
     def __init__(self, module_class: str = "nn.module.Module") -> None:
         self.module_class = module_class  # found among the loaded modules, never imported
         self.lock = threading.Lock()
         self.recordings = 0
         self.wrapped: list[tuple[type, str, Callable[..., Any], Callable[..., Any]]] = []
+        self.hooked: type | None = None  # the Module class given the temporary __init_subclass__
 
     def base(self) -> type | None:
         """``nn.Module``, if ``nn`` is loaded."""
@@ -316,20 +319,37 @@ class ModuleCalls:
             self.recordings += 1
             base = self.base()
             if self.recordings > 1 or base is None:
-                return
+                return  # (already wrapped, or no nn loaded: no module to call)
             for cls in _with_subclasses(base):
-                for name in ("__call__", "forward"):
-                    method = cls.__dict__.get(name)
-                    if isinstance(method, types.FunctionType):
-                        wrapper = _opening_scopes(method, base)
-                        setattr(cls, name, wrapper)
-                        self.wrapped.append((cls, name, method, wrapper))
+                self.wrap(cls, base)
+            if "__init_subclass__" in vars(base):
+                return  # (a Module with a hook of its own: classes defined while recording get no box)
+            wrap = self.wrap
+            module: type = base
+
+            def init_subclass(cls: type, /, **kwargs: Any) -> None:
+                super(module, cls).__init_subclass__(**kwargs)  # type: ignore[arg-type]
+                wrap(cls, module)
+
+            base.__init_subclass__ = classmethod(init_subclass)  # type: ignore[assignment]
+            self.hooked = base
+
+    def wrap(self, cls: type, base: type) -> None:
+        for name in ("__call__", "forward"):
+            method = cls.__dict__.get(name)
+            if isinstance(method, types.FunctionType):
+                wrapper = _opening_scopes(method, base)
+                setattr(cls, name, wrapper)
+                self.wrapped.append((cls, name, method, wrapper))
 
     def stop(self) -> None:
         with self.lock:
             self.recordings -= 1
             if self.recordings:
                 return
+            if self.hooked is not None:
+                del self.hooked.__init_subclass__
+                self.hooked = None
             while self.wrapped:
                 cls, name, method, wrapper = self.wrapped.pop()
                 if cls.__dict__.get(name) is wrapper:  # (unless the class was given another since)

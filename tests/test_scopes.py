@@ -177,7 +177,20 @@ def test_modules_are_plain_classes_but_while_a_recording_lasts() -> None:
     thread.join(timeout=30)
     assert other == [["MLP", "layers.0", "neurons.0"]]
     assert {cls: (cls.__dict__["__call__"], cls.__dict__.get("forward")) for cls in plain} == plain
-    assert rec.scopes() == []
+    assert rec.scopes() == [] and "__init_subclass__" not in vars(Module)
+
+
+def test_a_module_class_defined_while_recording_gets_its_box_and_stays_plain() -> None:
+    x = Value(3.0)
+    with record_scopes() as rec:
+
+        class Double(Module):
+            def __call__(self, v: Value) -> Value:
+                return v * 2
+
+        y = Double()(x)
+    assert [(s.name, s.nodes) for s in rec.scopes()] == [("Double", [y])]
+    assert not hasattr(Double.__call__, "__wrapped__") and "__init_subclass__" not in vars(Module)
 
 
 # ---- boxes ------------------------------------------------------------------------------------
