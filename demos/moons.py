@@ -20,10 +20,10 @@ if not __package__:  # run as a file (python demos/x.py): the repository's packa
 
 from demos import common
 from micrograd import Value, no_grad
+from micrograd.viz.recorder import TrainingRecorder
 from nn import datasets, losses, optim
 from nn.layers import MLP
 from nn.metrics import accuracy
-from nn.recorder import TrainingRecorder
 
 ALPHA = 1e-4  # L2 strength, as micrograd's demo
 ADAM_LR = 0.05

@@ -19,10 +19,10 @@ if not __package__:  # run as a file (python demos/x.py): the repository's packa
 
 from demos import common
 from micrograd import Value, no_grad
+from micrograd.viz.recorder import TrainingRecorder
 from nn import datasets, losses, optim
 from nn.layers import MLP
 from nn.metrics import accuracy
-from nn.recorder import TrainingRecorder
 
 CLASSES = 3
 COLOURS = ["#e03131", "#2f9e44", "#1971c2"]

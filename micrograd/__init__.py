@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import math as math  # micrograd.math: math on floats, Values and numpy arrays
 from . import ops as ops  # attaches the catalogue's methods to Value (-, /, exp, gelu, tan, ...)
-from ._core import clash  # noqa: F401 - warns once if karpathy's micrograd shares this environment
+from ._core import name_clash_warning  # noqa: F401 - warns once if karpathy's micrograd shares this environment
 from ._core.context import Context
 from ._core.grad_mode import (
     AnomalyError,

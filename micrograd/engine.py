@@ -487,6 +487,18 @@ class Value(AttachedMethods):
     # reflected operators instead, which reject arrays with a clear error.
     __array_ufunc__ = None
 
+    # For readers of graphs (the pictures, your own tools); micrograd's code reads _op and _prev.
+    @property
+    def op(self) -> str:
+        """The op that made this node (``"*"``, ``"tanh"``); for a leaf ``""``, or in parentheses
+        how the engine made it: ``"(constant)"`` (a number operand), ``"(no_grad)"``."""
+        return self._op
+
+    @property
+    def children(self) -> tuple[Value, ...]:
+        """The operands this node was computed from, in order (a leaf has none)."""
+        return self._prev
+
 
 # ---- nodes built by hand, the lecture's way -----------------------------------------------
 class HandWritten(Function):

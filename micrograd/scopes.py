@@ -7,6 +7,12 @@ scope named after the module's attribute, ``layers.0``, ``neurons.3``).  Outside
 ``scope(...)`` does nothing and costs a truth test, and no Value carries anything more: the
 recording keeps the lists, not the nodes.  ``explore(loss, scopes=recording)`` reads them.
 
+The modules' scopes are this module's doing alone, for the recording's duration: while any
+thread records, the ``__call__`` and ``forward`` of every ``nn.Module`` class are wrapped to open
+one (``module_calls``), and put back as they were when the last recording ends.  ``nn`` itself
+knows nothing of scopes, and ``micrograd`` never imports ``nn``: it finds ``nn.Module`` among the
+loaded modules (if ``nn`` is not loaded, no module can be called).
+
 >>> from micrograd import Value
 >>> a, b = Value(2.0, label="a"), Value(-3.0, label="b")
 >>> with record_scopes() as recording:
@@ -21,10 +27,12 @@ recording keeps the lists, not the nodes.  ``explore(loss, scopes=recording)`` r
 
 from __future__ import annotations
 
+import functools
 import sys
+import threading
 import types
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ._core import grad_mode
@@ -43,7 +51,7 @@ __all__ = [
 ]
 
 # The threads recording scopes, each to its open scopes (innermost last): empty in the common
-# case, so a module call tests its truth and goes on (``nn.Module``'s calls read it).
+# case, so ``scope(...)`` tests its truth and goes on.
 RECORDING = grad_mode.scope_stacks
 
 
@@ -98,7 +106,8 @@ class Recording:
 
 
 class record_scopes:  # noqa: N801 - a context manager, named as no_grad is
-    """Record which scope made each node in this thread, for ``explore(..., scopes=)``.
+    """Record which scope made each node in this thread, for ``explore(..., scopes=)``: the
+    ``with scope(...)`` blocks and each call of an ``nn.Module`` (if ``nn`` is loaded when it starts).
 
     Not nestable: one recording per thread at a time (stop the first before starting another).
     """
@@ -112,6 +121,7 @@ class record_scopes:  # noqa: N801 - a context manager, named as no_grad is
                 "record_scopes() is already recording in this thread: leave the first "
                 "`with record_scopes()` block before starting another"
             )
+        module_calls.start()
         grad_mode.set_scope_stack([self.recording.root])
         return self.recording
 
@@ -120,6 +130,7 @@ class record_scopes:  # noqa: N801 - a context manager, named as no_grad is
         if stack is not None:
             _close_paused(stack)
         grad_mode.set_scope_stack(None)
+        module_calls.stop()
 
 
 class ScopeWarning(UserWarning):
@@ -279,3 +290,116 @@ def values_in(items: Iterable[Any], depth: int = 2) -> tuple[Value, ...]:
         elif depth > 1 and isinstance(item, (list, tuple)):
             found.extend(values_in(item, depth - 1))
     return tuple(found)
+
+
+class ModuleCalls:
+    """The scopes of ``nn.Module`` calls, while any thread records: ``start`` (each
+    ``record_scopes()`` entered) wraps the ``__call__`` and ``forward`` that each ``nn.Module``
+    class defines (and those of a class defined meanwhile, through a temporary
+    ``__init_subclass__``), ``stop`` (each one left) puts everything back once no recording is
+    left.  A wrapped call in a recording thread opens a scope named after the module's attribute
+    in the module that called it (``layers.0``, else its class's name); elsewhere it calls the
+    method as it is."""
+
+    def __init__(self, module_class: str = "nn.module.Module") -> None:
+        self.module_class = module_class  # found among the loaded modules, never imported
+        self.lock = threading.Lock()
+        self.recordings = 0
+        self.wrapped: list[tuple[type, str, Callable[..., Any], Callable[..., Any]]] = []
+        self.hooked: type | None = None  # the Module class given the temporary __init_subclass__
+
+    def base(self) -> type | None:
+        """``nn.Module``, if ``nn`` is loaded."""
+        module, _, name = self.module_class.rpartition(".")
+        found = getattr(sys.modules.get(module), name, None)
+        return found if isinstance(found, type) else None
+
+    def start(self) -> None:
+        with self.lock:
+            self.recordings += 1
+            base = self.base()
+            if self.recordings > 1 or base is None:
+                return  # (already wrapped, or no nn loaded: no module to call)
+            for cls in _with_subclasses(base):
+                self.wrap(cls, base)
+            if "__init_subclass__" in vars(base):
+                return  # (a Module with a hook of its own: classes defined while recording get no box)
+            wrap = self.wrap
+            module: type = base
+
+            def init_subclass(cls: type, /, **kwargs: Any) -> None:
+                super(module, cls).__init_subclass__(**kwargs)  # type: ignore[arg-type]
+                wrap(cls, module)
+
+            base.__init_subclass__ = classmethod(init_subclass)  # type: ignore[assignment]
+            self.hooked = base
+
+    def wrap(self, cls: type, base: type) -> None:
+        for name in ("__call__", "forward"):
+            method = cls.__dict__.get(name)
+            if isinstance(method, types.FunctionType):
+                wrapper = _opening_scopes(method, base)
+                setattr(cls, name, wrapper)
+                self.wrapped.append((cls, name, method, wrapper))
+
+    def stop(self) -> None:
+        with self.lock:
+            self.recordings -= 1
+            if self.recordings:
+                return
+            if self.hooked is not None:
+                del self.hooked.__init_subclass__
+                self.hooked = None
+            while self.wrapped:
+                cls, name, method, wrapper = self.wrapped.pop()
+                if cls.__dict__.get(name) is wrapper:  # (unless the class was given another since)
+                    setattr(cls, name, method)
+
+
+module_calls = ModuleCalls()
+
+
+def _with_subclasses(base: type) -> list[type]:
+    """``base`` and every class below it, each once."""
+    found: list[type] = [base]
+    for cls in found:  # (grows as it goes: a breadth-first walk)
+        below: list[type] = cls.__subclasses__()
+        found += [sub for sub in below if sub not in found]
+    return found
+
+
+def _opening_scopes(call: Callable[..., Any], base: type) -> Callable[..., Any]:
+    """``call`` (a module's ``__call__`` or ``forward``), opening the module's scope when its
+    thread records scopes and the module is not already the innermost scope's owner (a
+    ``forward`` called by the module's own ``__call__``, or a ``super()`` call: one scope)."""
+
+    @functools.wraps(call)
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        stack = grad_mode.current_thread_scopes()
+        if stack is None or stack[-1].owner is self:
+            return call(self, *args, **kwargs)
+        caller = next((s.owner for s in reversed(stack) if isinstance(s.owner, base)), None)
+        shown = repr(self) if _has_own_repr(type(self)) else type(self).__name__
+        with scope(_attribute_name(self, caller), values_in(args), self, shown):
+            return call(self, *args, **kwargs)
+
+    return method
+
+
+def _has_own_repr(cls: type) -> bool:
+    """Whether ``cls`` says what it is (a repr of its own, as ``MLP(2, [16, 1], ...)``)."""
+    return any("__repr__" in vars(c) for c in cls.__mro__ if c is not object)
+
+
+def _attribute_name(module: object, caller: object) -> str:
+    """What the explorer calls a call of ``module``: its attribute in the module that called it
+    (``layers.0``), else its class's name."""
+    if caller is not None:
+        for attr, value in vars(caller).items():
+            if value is module:
+                return attr
+            if isinstance(value, (list, tuple)):
+                for i, item in enumerate(value):
+                    if item is module:
+                        return f"{attr}.{i}"
+    return type(module).__name__

@@ -13,6 +13,11 @@ Modules, each one thing: ``module`` (Module: parameters, state_dict),
 train_test_split), ``io`` (save and load), ``torch_interop`` (to_torch, from_torch;
 needs PyTorch), ``transformer`` (Embedding, Linear, RMSNorm, attention, MLP block)
 and ``gpt`` (karpathy's microgpt: GPT, CharTokenizer).
+
+May import: ``micrograd`` (its public names), ``micrograd.ops``, ``micrograd.func``,
+``micrograd.scopes`` (named boxes for the explorer), ``micrograd.files``, and ``numpy``, ``torch``
+and ``sklearn`` where a model or a data set asks for them; never the pictures (micrograd.viz: nn is
+a model library, above the engine and beside the pictures) nor micrograd's private parts.
 """
 
 from . import datasets, gpt, io, losses, metrics, optim, transformer

@@ -28,7 +28,6 @@ from typing import Any, Literal, overload
 
 import micrograd
 from micrograd import Value, no_grad
-from micrograd.func.reverse import accumulate_rows, add_rows_into_grad
 from micrograd.ops import Pick
 from micrograd.scopes import scope
 
@@ -581,16 +580,17 @@ class BatchedLoss:
         return losses[:n], grads[:n], at_width.reached_by(sizes[:n])
 
     def __call__(self, docs: Sequence[Sequence[int]]) -> tuple[list[float], Any]:
-        import numpy as np
+        # (micrograd.func loads its transforms, inspect and all, so a batched step imports it here)
+        from micrograd.func.reverse import sum_of_passes
 
         losses, grads, reached = self.per_document(docs)
-        n = len(self.params)
-        acc, _ = accumulate_rows(np.zeros(n), np.zeros(n, dtype=bool), grads, reached)
-        return losses.tolist(), acc
+        return losses.tolist(), sum_of_passes(grads, reached)
 
     def backward(self, docs: Sequence[Sequence[int]]) -> list[float]:
         """Add the documents' gradients into ``.grad``, as the eager loop does; their losses, in order."""
+        from micrograd.func.reverse import add_passes_into_grad
+
         losses, grads, reached = self.per_document(docs)
-        add_rows_into_grad(self.params, grads, reached)
+        add_passes_into_grad(self.params, grads, reached)
         out: list[float] = losses.tolist()
         return out

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 import micrograd
-from micrograd import Value, scopes
+from micrograd import Value
 
 from . import io
 from .module import Module
@@ -59,8 +59,15 @@ def _check_size(n: object, what: str) -> int:
     return int(n)
 
 
+# What a sample's items usually are, checked by their exact types in one pass (set operations run
+# in C): each neuron of a layer checks the inputs the layer checked, so the common case is cheap.
+_PLAIN_ITEMS = frozenset({Value, float, int})
+
+
 def _check_input(x: object, n: int, who: str) -> None:
     """A clear error unless ``x`` is one sample: a list (tuple, array) of ``n`` numbers or Values."""
+    if isinstance(x, (list, tuple)) and len(x) == n and _PLAIN_ITEMS.issuperset(map(type, x)):
+        return  # (bool is not among them: True is refused below)
     if isinstance(x, (Value, numbers.Number, str, bytes)) or not hasattr(x, "__len__"):
         wrap = (
             f"; for one input write {who}([x])" if n == 1 and isinstance(x, (Value, numbers.Number)) else ""
@@ -173,9 +180,6 @@ class Neuron(Module):
 
     def __call__(self, x: Input) -> Value:
         _check_input(x, len(self.w), "neuron")
-        return self._forward(x)
-
-    def _forward(self, x: Input) -> Value:
         # micrograd's sum((wi*xi for ...), self.b): the same float operations in the same
         # order, but the additions form one n-ary node instead of a chain of nin nodes.
         act = micrograd.dot(self.w, x, self.b)
@@ -232,12 +236,7 @@ class Layer(Module):
     def forward(self, x: Input) -> list[Value]:
         """The outputs as a list, whatever their number."""
         _check_input(x, self.nin, "layer")
-        return self._forward(x)
-
-    def _forward(self, x: Input) -> list[Value]:
-        if scopes.RECORDING:  # scopes are recorded: through each neuron's call, its own box
-            return [n(x) for n in self.neurons]
-        return [n._forward(x) for n in self.neurons]
+        return [n(x) for n in self.neurons]
 
     def __call__(self, x: Input) -> Value | list[Value]:
         out = self.forward(x)
@@ -319,10 +318,9 @@ class MLP(Module):
 
     def __call__(self, x: Input) -> Value | list[Value]:
         _check_input(x, self.nin, "model")
-        # (where scopes are recorded, through each layer's forward: its own box in the explorer)
-        out = self.layers[0].forward(x) if scopes.RECORDING else self.layers[0]._forward(x)
+        out = self.layers[0].forward(x)  # (forward: a list, even of one output)
         for layer in self.layers[1:]:
-            out = layer.forward(out) if scopes.RECORDING else layer._forward(out)
+            out = layer.forward(out)
         return out[0] if len(out) == 1 else out
 
     def __repr__(self) -> str:

@@ -13,22 +13,20 @@ Everything else (numbers, strings, functions) is configuration and is ignored.
 ``named_parameters()`` is the one source of truth: ``parameters()``,
 ``zero_grad()``, ``state_dict()`` and ``load_state_dict()`` all derive from it.
 
-A subclass's ``__call__`` and ``forward`` run as written.  Inside
-``micrograd.scopes.record_scopes()`` (and only there), each call also opens a scope named
-after the module's attribute in the module that called it (``layers.0``, ``neurons.3``):
-the explorer draws it as a box.
+A subclass's ``__call__`` and ``forward`` run as written: nothing here knows about the
+pictures.  ``micrograd.scopes.record_scopes()``, for its duration, makes each module call open
+a scope (``layers.0``, ``neurons.3``) that the explorer draws as a box.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 import reprlib
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import NamedTuple
 
-from micrograd import Value, scopes
+from micrograd import Value
 
 
 class IncompatibleKeys(NamedTuple):
@@ -54,12 +52,6 @@ class Module:
     >>> m.state_dict()
     {'w': 2.0, 'b': 0.5}
     """
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        for method in ("__call__", "forward"):
-            if method in cls.__dict__:
-                setattr(cls, method, _scoped(cls.__dict__[method]))
 
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Value]]:
         """``(name, parameter)`` pairs in attribute-definition order, depth first."""
@@ -118,39 +110,6 @@ class Module:
         for name, v in values.items():
             params[name].data = v
         return IncompatibleKeys(missing, unexpected)
-
-
-def _scoped(call: Callable[..., Any]) -> Callable[..., Any]:
-    """``call`` (a module's ``__call__`` or ``forward``), opening the module's scope while
-    scopes are recorded (``micrograd.scopes``); otherwise ``call`` itself runs."""
-
-    @functools.wraps(call)
-    def method(self: Module, *args: Any, **kwargs: Any) -> Any:
-        if not scopes.RECORDING:  # nothing is recorded in any thread: the common case
-            return call(self, *args, **kwargs)
-        stack = scopes.open_scopes()
-        if stack is None or stack[-1].owner is self:  # (forward called by __call__: one scope)
-            return call(self, *args, **kwargs)
-        caller = next((s.owner for s in reversed(stack) if isinstance(s.owner, Module)), None)
-        shown = repr(self) if type(self).__repr__ is not object.__repr__ else type(self).__name__
-        with scopes.scope(scope_name(self, caller), scopes.values_in(args), self, shown):
-            return call(self, *args, **kwargs)
-
-    return method
-
-
-def scope_name(module: Module, caller: object) -> str:
-    """What the explorer calls a call of ``module``: its attribute in the module that called it
-    (``layers.0``), else its class's name."""
-    if isinstance(caller, Module):
-        for attr, value in vars(caller).items():
-            if value is module:
-                return attr
-            if isinstance(value, (list, tuple)):
-                for i, item in enumerate(value):
-                    if item is module:
-                        return f"{attr}.{i}"
-    return type(module).__name__
 
 
 def _named(name: str, value: object) -> Iterator[tuple[str, Value]]:

@@ -71,9 +71,9 @@ def _parameter_list(params: object) -> list[Value]:
                 got = f"a {type(p).__name__} of {len(p)} items"
                 hint = "the list is nested: pass model.parameters() itself, or concatenate the lists with +"
             raise TypeError(f"params[{i}] must be a Value, got {got}; {hint}")
-        if p._prev:
+        if p.children:
             raise ValueError(
-                f"params[{i}] is the result of an op ({p._op or '?'}), not a leaf: {p!r}. Optimizers update "
+                f"params[{i}] is the result of an op ({p.op or '?'}), not a leaf: {p!r}. Optimizers update "
                 "leaves such as a model's weights; an op's result is recomputed by the next forward pass, so "
                 f"changing it would have no effect; {_FIX} (or x.detach() for a new leaf)"
             )

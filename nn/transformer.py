@@ -9,7 +9,7 @@ karpathy's microgpt.  Each output of ``Linear`` is one ``micrograd.ops.Dot`` nod
 >>> import random
 >>> lin = Linear(3, 2, bias=False, std=0.08, rng=random.Random(0))
 >>> y = lin([1.0, 2.0, 3.0])
->>> len(y), y[0]._op
+>>> len(y), y[0].op
 (2, 'dot')
 """
 
@@ -87,7 +87,7 @@ class Embedding(Module):
     >>> emb = Embedding(3, 2, rng=random.Random(0))
     >>> emb(1) == emb.weight[1]
     True
-    >>> [v._op for v in emb(Value(1.0))]
+    >>> [v.op for v in emb(Value(1.0))]
     ['pick', 'pick']
     """
 

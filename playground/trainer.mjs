@@ -1,4 +1,4 @@
-// The training worker: its own Pyodide running trainer.py (nn.live.LiveTraining on the real
+// The training worker: its own Pyodide running trainer.py (live_training.LiveTraining on the real
 // engine). While playing it trains in slices of ~250 ms, then posts what the page draws (every
 // neuron's output on a grid, the points, the loss curves) and the measured steps per second;
 // messages (controls, clicks, pause) are handled between slices.
@@ -9,7 +9,7 @@ let playing = false, timer = null;
 let rate = { steps: 0, ms: 0 };  // over the current run of play, the pictures and messages included
 
 serve(async (init) => {
-  const { py, ms, from } = await boot(init.wheel, ["trainer.py"], init.snapshot);
+  const { py, ms, from } = await boot(init.wheel, ["trainer.py", "live_training.py"], init.snapshot);
   const t = py.pyimport("trainer");
   // a share link's set-up, as JSON text: trainer.py checks every field and says what it refused
   // (no link: no argument, as JavaScript's null would reach Python as JsNull, not None)

@@ -1,7 +1,7 @@
 """What the docs site's playground's training worker runs (Pyodide, in a Web Worker).
 
 Not part of the packages: the playground's build copies this file beside the page, and
-trainer.mjs imports it in its own Pyodide.  It holds one ``nn.live.LiveTraining`` and answers
+trainer.mjs imports it in its own Pyodide.  It holds one ``live_training.LiveTraining`` and answers
 the page's messages, every answer JSON: ``start`` (the set-up of a share link, or the default),
 ``train_for`` (steps for a slice of time), ``snapshot`` (what the page draws: the points, every
 neuron's output on a grid, the loss curves), ``change`` (a control), ``explore`` (the explorer's
@@ -27,7 +27,7 @@ import json
 import math
 import time
 
-from nn.live import BOUNDS, LiveTraining, grid_cells
+from live_training import BOUNDS, LiveTraining, grid_cells
 
 __all__ = [
     "GRID",

@@ -10,7 +10,8 @@ playground's browser tests.  It needs npm and nothing from the network at run ti
    the sources (no ``build/`` left in the tree), into OUT beside the page, its files stored rather
    than deflated (the page's workers unpack it faster so).
 3. The page (``index.html``, with the wheel's file name and Pyodide's version filled in), its
-   stylesheets and scripts, ``runner.py`` and the GPT tab's ``gpt_runner.py``, from ``playground/``.
+   stylesheets and scripts, ``runner.py``, the training tab's ``trainer.py`` and ``live_training.py``
+   and the GPT tab's ``gpt_runner.py``, from ``playground/``.
 4. ``names.txt``, the GPT tab's training set: ``nn.datasets.load_names()`` (the census files of
    the PyPI package ``names``, installed here) one a line, written at build time, so the page never
    downloads it.  Pyodide's numpy goes into ``OUT/pyodide/`` too when the installed runtime has its
@@ -48,6 +49,7 @@ PAGE_FILES = (
     "runner.mjs",
     "trainer.mjs",
     "trainer.py",
+    "live_training.py",
     "training.js",
     "training-link.js",
     "training-draw.js",
@@ -64,7 +66,7 @@ OPTIONAL_PACKAGES = ("numpy",)
 #: The GPT tab's worker restores it unless the site ships numpy, a compiled package: it then starts
 #: Python itself, as Pyodide's snapshots are made and tested without compiled packages loaded after.
 SNAPSHOT = "python.snapshot.gz"
-SNAPSHOT_MODULES = ("runner", "trainer", "gpt_runner")
+SNAPSHOT_MODULES = ("runner", "live_training", "trainer", "gpt_runner")
 WHEEL_SOURCES = ("micrograd", "nn", "setup.cfg", "pyproject.toml", "README.md", "LICENSE", "MANIFEST.in")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from micrograd._core.clash import MicrogradNameClashWarning, clash_message
+from micrograd._core.name_clash_warning import MicrogradNameClashWarning, clash_message
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,7 @@ def run(code: str, *path: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 IMPORT_TWICE = (
-    "import importlib, micrograd, micrograd._core.clash as c\n"
+    "import importlib, micrograd, micrograd._core.name_clash_warning as c\n"
     "import micrograd\n"
     "assert c.warn_if_clash() is True\n"  # found again, but the warning is not repeated
     "print(micrograd.Value(2.0) * 3)\n"

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from micrograd import Value, func
-from micrograd.func.reverse import add_rows_into_grad
+from micrograd.func.reverse import add_passes_into_grad
 from micrograd.func.transforms import TracedValueReadWarning
 from tests.dag_recipes import build, recipes
 
@@ -88,7 +88,7 @@ SPECIAL = st.sampled_from([0.0, -0.0, 1.0, -1.0, 1e16, -1e16, 3.5, math.inf, -ma
 @settings(max_examples=200, deadline=None)
 @given(st.data(), st.integers(1, 6), st.integers(0, 10))
 def test_many_passes_added_at_once_are_the_passes_one_by_one(data: st.DataObject, n: int, k: int) -> None:
-    """add_rows_into_grad (a compiled step's gradients of k samples into n .grads, in one go) leaves
+    """add_passes_into_grad (a compiled step's gradients of k samples into n .grads, in one go) leaves
     what k backward() passes leave, one after the other: signed zeros, sums of zeros, inf, nan,
     a .grad of None or an int."""
     # (None: no gradient yet; ints: micrograd 0.1.0's p.grad = 0)
@@ -100,7 +100,7 @@ def test_many_passes_added_at_once_are_the_passes_one_by_one(data: st.DataObject
     for a, b, start in zip(at_once, one_by_one, starts):
         give_grad(a, start)
         give_grad(b, start)
-    add_rows_into_grad(at_once, rows, reached)
+    add_passes_into_grad(at_once, rows, reached)
     for row, hits in zip(rows, reached):
         for x, g, hit in zip(one_by_one, row, hits):
             if hit:

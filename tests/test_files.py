@@ -15,8 +15,8 @@ import pytest
 
 from micrograd import Value, explore
 from micrograd.files import NotARegularFileError, write_atomically
+from micrograd.viz.recorder import TrainingRecorder
 from nn import MLP
-from nn.recorder import TrainingRecorder
 
 
 def _graph() -> Value:

@@ -370,10 +370,10 @@ def test_clear_errors() -> None:
 def test_explain_jvp_prints_the_tangents_flowing_forward() -> None:
     import io
 
+    from micrograd.viz import explain_jvp
+
     text = io.StringIO()
-    func.explain_jvp(
-        lambda xs, w: [Swish.apply(xs[0]) * w, xs[1]], ([0.5, 1.0], 2.0), ([1.0, 0.0], 0.0), text
-    )
+    explain_jvp(lambda xs, w: [Swish.apply(xs[0]) * w, xs[1]], ([0.5, 1.0], 2.0), ([1.0, 0.0], 0.0), text)
     lines = text.getvalue().splitlines()
     assert lines[0] == "Forward mode through 5 Values, in topological order."
     assert "xs[0] = input  data 0.5000  tangent 1.0000 (the seed)" in lines
@@ -383,8 +383,11 @@ def test_explain_jvp_prints_the_tangents_flowing_forward() -> None:
     _, expected = func.jvp(lambda x: Swish.apply(x) * 2.0, (0.5,), (1.0,))
     at = lines.index(f"#3 = #1 * w  data {2 * swish:.4f}  (output)")
     assert lines[at + 3] == f"    tangent {expected:.4f}"
-    with pytest.raises(TypeError, match="prints numbers"):
-        func.explain_jvp(lambda x: x, (Value(1.0),), (1.0,))
+    with pytest.raises(TypeError, match="explain_jvp works on numbers: pass numbers, not Values"):
+        explain_jvp(lambda x: x, (Value(1.0),), (1.0,))
+    steps, outputs = func.forward_steps(lambda x: [x * x, x], (3.0,), (2.0,))
+    assert [(s.node.label or s.node.op, s.tangent) for s in steps] == [("x", 2.0), ("*", 12.0)]
+    assert outputs == [steps[1].node, steps[0].node]
 
 
 def test_numpy_arrays_in_give_arrays_out() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,13 +32,9 @@ LAYERS = {
     "micrograd.viz": 4,
     "micrograd.nn": 5,
 }
-# An upward import made inside a function, when it is called, and why.
-LAZY_UPWARD = {
-    (
-        "micrograd.func.transforms",
-        "micrograd.viz.dot",
-    ): "explain_jvp writes its steps with the pictures' names",
-}
+# An upward import made inside a function, when it is called, and why (none left: explain_jvp,
+# which func imported viz for, is the pictures' own, micrograd.viz.forward_mode).
+LAZY_UPWARD: dict[tuple[str, str], str] = {}
 
 
 def test_the_top_level_is_a_dozen_entries_each_folder_saying_what_it_holds_and_may_import() -> None:
@@ -235,3 +232,127 @@ def test_no_function_runs_over_60_lines_in_micrograd_or_nn() -> None:
                     if lines > 60:
                         long.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name} ({lines} lines)")
     assert long == []
+
+
+# ---- each folder's "May import:" line, enforced ---------------------------------------------------
+
+RULED = [*(ROOT / f for f in FOLDERS), REPO / "nn"]
+NAMED = re.compile(r"``([\w.]+)``")
+
+
+def may_import(folder: Path) -> set[str]:
+    """The modules a folder's ``__init__`` docstring says it may import: the ````names```` of its
+    "May import:" sentence (up to its first ``;`` or full stop), absolute, or relative to
+    ``micrograd`` where micrograd has such a module (``engine``, ``func.reverse``)."""
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
+    found = re.search(r"May import:(.*?)(?:;|\.\s|\.$)", doc, flags=re.DOTALL)
+    assert found, f"{folder.name}/__init__.py: no 'May import:' sentence"
+    return {absolute(name) for name in NAMED.findall(found.group(1))}
+
+
+def absolute(name: str) -> str:
+    """``engine`` is ``micrograd.engine``; ``micrograd.ops``, ``numpy`` are as written."""
+    inside = ROOT.joinpath(*name.split("."))
+    local = inside.is_dir() or inside.with_suffix(".py").is_file()
+    return f"micrograd.{name}" if local and not name.startswith("micrograd") else name
+
+
+def imported_where(path: Path) -> list[tuple[str, int]]:
+    """Every module ``path`` imports at run time, top level and inside functions, with its line: a
+    ``from package import name`` is ``package.name`` when that is a module, else ``package``."""
+    tree = ast.parse(path.read_text())
+    for block in ast.walk(tree):
+        if isinstance(block, ast.If) and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            block.body = []  # (for the type checker only: never run)
+    here = module_of(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = REPO.joinpath(*f"{target}.{alias.name}".split("."))
+                is_module = sub.is_dir() or sub.with_suffix(".py").is_file()
+                found.append((f"{target}.{alias.name}" if is_module else target, node.lineno))
+        elif isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+    return sorted(set(found), key=lambda item: item[1])
+
+
+def allowed(target: str, own: str, rules: set[str]) -> bool:
+    top = target.split(".")[0]
+    if top in sys.stdlib_module_names or top == "__future__" or target == own or target.startswith(own + "."):
+        return True
+    # ``micrograd`` alone is the package's public names (`from micrograd import Value`), not its modules
+    return any(target == rule or (rule != "micrograd" and target.startswith(rule + ".")) for rule in rules)
+
+
+@pytest.mark.parametrize("folder", RULED, ids=lambda f: f.name)
+def test_every_import_in_a_folder_is_one_its_may_import_line_allows(folder: Path) -> None:
+    rules, own = may_import(folder), module_of(folder / "__init__.py")
+    broken = [
+        f"{path.relative_to(REPO)}:{line} imports {target}"
+        for path in sorted(folder.rglob("*.py"))
+        for target, line in imported_where(path)
+        if not allowed(target, own, rules)
+    ]
+    assert broken == [], f"{own} may import {sorted(rules)}"
+
+
+def test_the_may_import_rules_are_read_as_written() -> None:
+    assert may_import(ROOT / "viz") >= {"micrograd.engine", "micrograd.func.reverse", "graphviz"}
+    assert not allowed("micrograd.viz.dot", "nn", {"micrograd", "micrograd.func"})
+    assert allowed("micrograd.func.reverse", "nn", {"micrograd", "micrograd.func"})
+    assert allowed("json", "micrograd.viz", set()) and not allowed("numpy", "micrograd.viz", set())
+
+
+def test_no_module_but_the_packages_own_re_exports_a_name_of_core() -> None:
+    """``micrograd/__init__.py`` makes a few of ``_core``'s names public (``no_grad``, ``Context``);
+    no other module passes ``_core``'s names on (as ``func.reverse`` once did the bookkeeping's)."""
+    passed_on = []
+    for path in sorted(ROOT.rglob("*.py")):
+        if path == ROOT / "__init__.py" or ROOT / "_core" in path.parents:
+            continue
+        tree = ast.parse(path.read_text())
+        core = {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and "_core" in (node.module or "").split(".")
+            for alias in node.names
+        }
+        listed = {
+            elt.value
+            for node in tree.body
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets)
+            for elt in getattr(node.value, "elts", [])
+            if isinstance(elt, ast.Constant)
+        }
+        passed_on += [f"{path.relative_to(REPO)}: {name}" for name in sorted(core & listed)]
+    assert passed_on == []
+
+
+def test_the_layout_page_shows_the_rules_the_test_enforces() -> None:
+    page = (REPO / "docs" / "pages" / "layout.md").read_text()
+    shown = {}
+    for row in re.findall(r"^\| `(\w+)/` \| ([^|\n]+) \|$", page, flags=re.MULTILINE):
+        folder, names = row
+        shown[folder] = {absolute(name) for name in re.findall(r"`([\w.]+)`", names)}
+    assert shown == {folder.name: may_import(folder) for folder in RULED}
+
+
+def test_import_nn_loads_no_pictures_and_no_transforms() -> None:
+    modules = loaded_by("import nn")
+    assert not {m for m in modules if m.startswith(("micrograd.viz", "micrograd.func"))}, sorted(modules)
+    assert "micrograd.scopes" in modules  # (the GPT's named boxes: a with block, no pictures)
+
+
+def test_nn_reads_graphs_through_values_public_api() -> None:
+    private = {"_prev", "_op", "_fn", "_extra"}
+    found = [
+        f"{path.relative_to(REPO)}:{node.lineno} .{node.attr}"
+        for path in sorted((REPO / "nn").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr in private
+    ]
+    assert found == []  # (Value.op and Value.children; docstrings' examples are checked by doctest)

@@ -25,12 +25,14 @@ from __future__ import annotations
 import base64
 import functools
 import http.server
+import importlib
 import importlib.util
 import json
 import os
 import re
 import shutil
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -592,9 +594,8 @@ def test_clicks_add_and_remove_points(page: Any, server: Server) -> None:
 
 def cpython_rate(steps: int = 20, **settings: Any) -> float:
     """The same training's steps per second on this machine's CPython, for comparison."""
-    from nn.live import LiveTraining
-
-    live = LiveTraining(**settings)
+    sys.path.insert(0, str(ROOT / "playground"))  # the training worker's Python, beside trainer.py
+    live = importlib.import_module("live_training").LiveTraining(**settings)
     live.step()
     start = time.perf_counter()
     for _ in range(steps):

@@ -79,7 +79,7 @@ console.log(py.runPython(`
 import json, sys
 from micrograd import Value
 a = Value(2.0); b = a * a + a; b.backward()
-imported = [m in sys.modules for m in ("micrograd", "runner", "trainer", "gpt_runner", "nn.live")]
+imported = [m in sys.modules for m in ("micrograd", "runner", "trainer", "gpt_runner", "live_training")]
 json.dumps([imported, a.grad, sys.path[:1]])
 `));
 """

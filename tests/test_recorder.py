@@ -1,4 +1,4 @@
-"""nn.recorder.TrainingRecorder without a browser: what it records, the page's data, errors.
+"""micrograd.viz.recorder.TrainingRecorder without a browser: what it records, the page's data, errors.
 (tests/test_pages_browser.py opens the demos' pages in Chromium.)"""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from micrograd import Value, no_grad
+from micrograd.viz.recorder import TrainingRecorder
 from nn import MLP, accuracy, datasets, losses, optim
-from nn.recorder import TrainingRecorder
 
 
 def train(

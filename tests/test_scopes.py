@@ -20,7 +20,7 @@ from micrograd.scopes import Recording, record_scopes, recording, scope
 from micrograd.viz.box_views import view_items
 from micrograd.viz.boxes import Box, boxes_of, chain_of, runs_of
 from micrograd.viz.graph_model import GraphModel, graph_model
-from nn import GPT, MLP, Module
+from nn import GPT, MLP, Layer, Module, Neuron
 
 XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
 YS = [1.0, -1.0, -1.0, 1.0]
@@ -152,6 +152,45 @@ def test_a_users_module_gets_a_scope_once_even_through_super() -> None:
     assert (only.name, only.detail, only.children, only.inputs) == ("Shifted", "Shifted", [], (x,))
     assert len(only.nodes) == 2 and y in only.nodes
     assert m(x).data == 7.0  # and outside a recording the call is the user's own
+
+
+def test_modules_are_plain_classes_but_while_a_recording_lasts() -> None:
+    plain = {cls: (cls.__dict__["__call__"], cls.__dict__.get("forward")) for cls in (MLP, Layer, Neuron)}
+    assert "__init_subclass__" not in vars(Module)  # nn wraps nothing: record_scopes() does
+    ready, done = threading.Event(), threading.Event()
+    other: list[list[str]] = []
+
+    def record_in_another_thread() -> None:
+        with record_scopes() as rec:
+            ready.set()
+            done.wait(timeout=30)
+            MLP(2, [1], seed=0)([1.0, 2.0])
+        other.append([s.name for s in rec.scopes()])
+
+    with record_scopes() as rec:
+        assert all(cls.__dict__["__call__"].__wrapped__ is calls[0] for cls, calls in plain.items())
+        thread = threading.Thread(target=record_in_another_thread)
+        thread.start()
+        assert ready.wait(timeout=30)
+    # this thread's recording ended, the other one's goes on: its module calls still open scopes
+    done.set()
+    thread.join(timeout=30)
+    assert other == [["MLP", "layers.0", "neurons.0"]]
+    assert {cls: (cls.__dict__["__call__"], cls.__dict__.get("forward")) for cls in plain} == plain
+    assert rec.scopes() == [] and "__init_subclass__" not in vars(Module)
+
+
+def test_a_module_class_defined_while_recording_gets_its_box_and_stays_plain() -> None:
+    x = Value(3.0)
+    with record_scopes() as rec:
+
+        class Double(Module):
+            def __call__(self, v: Value) -> Value:
+                return v * 2
+
+        y = Double()(x)
+    assert [(s.name, s.nodes) for s in rec.scopes()] == [("Double", [y])]
+    assert not hasattr(Double.__call__, "__wrapped__") and "__init_subclass__" not in vars(Module)
 
 
 # ---- boxes ------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ row with one number per sample, so each group's op runs once on 2-D arrays
 of one column), and the step returns the mean (or the sum) of the samples' losses and
 gradients, the eager engine's loop over the samples, bit for bit.
 
-May import: ``engine``, ``_core``, ``ops``, ``math`` and ``func``; never viz, exercises or nn.
+May import: ``engine``, ``_core``, ``ops``, ``math``, ``func`` and ``numpy``; never viz, exercises or nn.
 ``micrograd.compile`` is this package's ``compile`` (the package is ``compiler``: a function and
 a package cannot share one name once the package loads on first use).
 

@@ -22,7 +22,8 @@ The modules, in the order ``check`` uses them:
 ``backward()``'s structure, the lecture's expressions, an MLP step and microgpt
 (``engine_check``, with ``engine_cases``, ``engine_eval``, ``engine_lines`` and ``engine_models``).
 
-May import: ``engine``, ``ops``, ``func.reverse`` and ``math``; nothing above them (never
+May import: ``engine``, ``ops``, ``func.reverse``, ``math`` and ``IPython`` (a result's table in
+Jupyter); nothing above them (never
 ``nn``, the pictures or ``compile``).  Nothing in ``micrograd`` imports this package: it loads
 on first use of ``micrograd.exercises``.
 

@@ -6,8 +6,11 @@ and the function transforms (``torch.func``'s ``grad(f)``, ``jvp``, ``jacobian``
 * ``transforms``: ``grad(f)``, ``value_and_grad``, ``vjp``, ``jacrev``, ``hessian`` (reverse mode)
   and ``jvp``, ``jacfwd``, ``hvp`` (forward mode, from the ops' one ``backward``).
 
-``micrograd.func.grad`` is the transform; ``micrograd.grad`` is ``reverse.grad``.  May import:
-``engine``, ``_core``, ``ops`` and ``math``; ``viz`` only inside ``explain_jvp``, when called.
+``micrograd.func.grad`` is the transform; ``micrograd.grad`` is ``reverse.grad``; forward mode's
+steps as data are ``forward_steps`` (the pictures print them: ``micrograd.viz.explain_jvp``).
+
+May import: ``engine``, ``_core``, ``ops``, ``math`` and ``numpy`` (for arrays in and out); never the
+pictures (viz), compile, exercises or nn.
 
 >>> from micrograd import func
 >>> func.grad(lambda x: x * x * x)(2.0)

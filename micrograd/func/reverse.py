@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import engine
-from .._core.bookkeeping import accumulate_rows, add_rows_into_grad
+from .._core import bookkeeping
 from .._core.coerce import to_float
 from ..engine import Number, Value, backpropagate, leaf
 
@@ -114,4 +114,33 @@ def as_tuple(values: Values, what: str) -> tuple[Value, ...]:
     return items
 
 
-__all__ = ["accumulate_rows", "add_rows_into_grad", "as_tuple", "backward", "grad", "topological_order"]
+def add_passes_into_grad(nodes: Sequence[Value], grads: Any, reached: Any) -> None:
+    """Add the gradients of several backward passes into ``nodes``' ``.grad`` at once, as
+    ``backward()`` run pass after pass would leave them, zeros' signs included: pass ``k`` gives
+    ``nodes[i]`` the gradient ``grads[k][i]`` where ``reached[k][i]`` (arrays, or lists of lists;
+    needs numpy).  What a batch of compiled steps hands back, added as the eager loop adds it.
+
+    >>> x, y = Value(1.0), Value(1.0)
+    >>> add_passes_into_grad([x, y], [[2.0, 5.0], [3.0, 7.0]], [[True, False], [True, True]])
+    >>> x.grad, y.grad
+    (5.0, 7.0)
+    """
+    bookkeeping.add_rows_into_grad(nodes, grads, reached)
+
+
+def sum_of_passes(grads: Any, reached: Any) -> Any:
+    """What several backward passes leave in ``.grad``s that held no gradient yet, as a numpy
+    array: ``add_passes_into_grad``'s sums, without nodes.
+
+    >>> sum_of_passes([[2.0, -0.0], [3.0, -0.0]], [[True, True], [True, False]]).tolist()
+    [5.0, -0.0]
+    """
+    import numpy as np
+
+    grads = np.asarray(grads, dtype=np.float64)
+    n = grads.shape[-1]
+    total, _ = bookkeeping.accumulate_rows(np.zeros(n), np.zeros(n, dtype=bool), grads, reached)
+    return total
+
+
+__all__ = ["add_passes_into_grad", "as_tuple", "backward", "grad", "sum_of_passes", "topological_order"]

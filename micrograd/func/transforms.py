@@ -38,7 +38,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, TextIO
+from typing import Any, NamedTuple
 
 from .. import engine
 from .._core import nodes
@@ -49,8 +49,9 @@ from ..engine import Function, Value, topological_order
 from .reverse import grad as _reverse
 
 __all__ = [
+    "ForwardStep",
     "TracedValueReadWarning",
-    "explain_jvp",
+    "forward_steps",
     "grad",
     "hessian",
     "hvp",
@@ -614,86 +615,59 @@ def _describe(shape: Shape) -> str:
     return f"a {kind.__name__} of {len(items)}"
 
 
-def explain_jvp(
-    f: Callable[..., Any], primals: tuple[Any, ...], tangents: tuple[Any, ...], file: TextIO | None = None
-) -> None:
-    """Print forward mode step by step: the tangents flowing from the inputs to the outputs, node by
-    node in topological order, each the sum of local derivative * operand's tangent (``explain``
-    shows the same local derivatives flowing backward).  Inputs are named after f's parameters;
-    other Values by their label or ``#i``.  On numbers; prints to ``file`` (default: stdout).
+class ForwardStep(NamedTuple):
+    """One node of forward mode (``forward_steps``): its tangent, the sum over the operands that
+    carry one of local derivative (None: the op has no derivative there) * the operand's tangent."""
 
-    >>> explain_jvp(lambda x, y: x * y + x, (2.0, 3.0), (1.0, 0.0))
-    Forward mode through 4 Values, in topological order.
-    Each Value's tangent: sum over its operands of local derivative * the operand's tangent.
-    <BLANKLINE>
-    x = input  data 2.0000  tangent 1.0000 (the seed)
-    <BLANKLINE>
-    y = input  data 3.0000  tangent 0.0000 (the seed)
-    <BLANKLINE>
-    #2 = x * y  data 6.0000
-        x  local d(#2)/dx = 3.0000 * tangent 1.0000 = 3.0000
-        y  local d(#2)/dy = 2.0000 * tangent 0.0000 = 0.0000
-        tangent 3.0000
-    <BLANKLINE>
-    #3 = #2 + x  data 8.0000  (output)
-        #2  local d(#3)/d(#2) = 1.0000 * tangent 3.0000 = 3.0000
-        x   local d(#3)/dx = 1.0000 * tangent 1.0000 = 1.0000
-        tangent 4.0000
+    node: Value
+    parts: list[tuple[Value, Any, Any]]  # (operand, local derivative, the operand's tangent); [] for an input
+    tangent: Any
+
+
+def forward_steps(
+    f: Callable[..., Any],
+    primals: tuple[Any, ...],
+    tangents: tuple[Any, ...],
+    *,
+    caller: str = "forward_steps",
+) -> tuple[list[ForwardStep], list[Value]]:
+    """Forward mode on numbers, node by node: ``f`` traced once on Values named after its
+    parameters (``x``, ``xs[0]``), and the tangents pushed from the inputs (seeded with
+    ``tangents``) to the outputs in topological order.  Returns the steps, inputs first, and
+    ``f``'s output Values.  ``caller`` is the name its errors give.  (``micrograd.viz.explain_jvp``
+    prints them.)
+
+    >>> steps, outputs = forward_steps(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
+    >>> [(s.node.label or s.node.op, s.tangent) for s in steps]
+    [('x', 1.0), ('y', 0.0), ('*', 3.0)]
+    >>> outputs == [steps[-1].node]
+    True
     """
-    from ..viz.dot import expression, fmt, names_of
-
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
-        raise TypeError("micrograd.func.explain_jvp(f, primals, tangents): two tuples of the same length")
+        raise TypeError(f"micrograd: {caller}(f, primals, tangents): two tuples of the same length")
     seed_leaves: list[Any] = []
     for i, (p, t) in enumerate(zip(primals, tangents)):
         leaves, shape = _flatten(t, f"tangents[{i}]")
         primal_leaves, primal_shape = _flatten(p, f"primals[{i}]")
         if shape != primal_shape:
-            raise ValueError(f"micrograd.func.explain_jvp: tangents[{i}] must be arranged as primals[{i}]")
+            raise ValueError(f"micrograd: {caller}: tangents[{i}] must be arranged as primals[{i}]")
         if any(isinstance(x, Value) for x in leaves + primal_leaves):
-            raise TypeError("micrograd.func.explain_jvp prints numbers: pass numbers, not Values")
+            raise TypeError(f"micrograd: {caller} works on numbers: pass numbers, not Values")
         seed_leaves += leaves
-    trace = _Trace("explain_jvp", f, primals, tuple(range(len(primals))), False)
+    trace = _Trace(caller, f, primals, tuple(range(len(primals))), False)
     for x, name in zip(trace.inputs, _input_names(f, primals)):
         x.label = name
-    steps: list[tuple[Value, list[tuple[Value, Any, list[Any]]], list[Any]]] = []
+    steps: list[ForwardStep] = []
     _push(
         trace.out_leaves,
         {x: [t] for x, t in zip(trace.inputs, seed_leaves)},
         1,
         False,
-        lambda node, parts, total: steps.append((node, parts, total)),
+        lambda node, parts, total: steps.append(
+            ForwardStep(node, [(c, local, tc[0]) for c, local, tc in parts], total[0])
+        ),
     )
-    out = sys.stdout if file is None else file
-    order = list(topological_order([o for o in trace.out_leaves if isinstance(o, Value)]))
-    names = names_of(order)
-    outputs = {o for o in trace.out_leaves if isinstance(o, Value)}
-
-    def d(num: Value, den: Value) -> str:
-        n, m = names[num], names[den]
-        return f"d{n if len(n) == 1 else f'({n})'}/d{m if len(m) == 1 else f'({m})'}"
-
-    print(f"Forward mode through {len(order)} Values, in topological order.", file=out)
-    print(
-        "Each Value's tangent: sum over its operands of local derivative * the operand's tangent.", file=out
-    )
-    for node, parts, total in steps:
-        mark = "  (output)" if node in outputs else ""
-        if not parts:
-            line = f"{names[node]} = input  data {fmt(node.data)}  tangent {fmt(total[0])} (the seed){mark}"
-            print(f"\n{line}", file=out)
-            continue
-        print(f"\n{names[node]} = {expression(node, names)}  data {fmt(node.data)}{mark}", file=out)
-        width = max(len(names[child]) for child, _, _ in parts)
-        for child, local, t in parts:
-            contribution = 0.0 if local is None else local * t[0]
-            shown = "none" if local is None else fmt(local)
-            print(
-                f"    {names[child]:<{width}}  local {d(node, child)} = {shown} * tangent {fmt(t[0])} "
-                f"= {fmt(contribution)}",
-                file=out,
-            )
-        print(f"    tangent {fmt(total[0])}", file=out)
+    return steps, [o for o in trace.out_leaves if isinstance(o, Value)]
 
 
 def _input_names(f: Callable[..., Any], primals: tuple[Any, ...]) -> list[str]:

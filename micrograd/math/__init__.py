@@ -7,8 +7,8 @@
 * ``floats``: the float functions themselves, numbers only (``floats.exp(1000.0)`` is inf where
   Python's ``math.exp`` raises): what ``generic`` calls on a number.
 
-``micrograd.math.exp`` and the rest are ``generic``'s.  May import: ``_core.coerce`` and the
-standard library (numpy when an array arrives); the Value ops register themselves with
+``micrograd.math.exp`` and the rest are ``generic``'s.  May import: ``_core.coerce``, the
+standard library and ``numpy`` (when an array arrives); the Value ops register themselves with
 ``generic`` when ``micrograd.ops`` loads, so nothing here imports the engine.
 
 >>> from micrograd import Value

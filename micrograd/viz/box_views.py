@@ -56,7 +56,7 @@ def _fields(v: Value, name: str) -> list[str]:
 def value_items(v: Value, key: str, name: str, fill: str, dashed: bool = False) -> list[Item]:
     """``v``'s record and, for a result, its op's ellipse before it."""
     record = Item(key, "record", _fields(v, name), fill, dashed)
-    return [Item(f"{key}_op", "op", [v._op or "?"]), record] if v._prev and not dashed else [record]
+    return [Item(f"{key}_op", "op", [v.op or "?"]), record] if v.children and not dashed else [record]
 
 
 def graph_items(model: GraphModel) -> tuple[list[Item], list[tuple[str, str]]]:
@@ -67,8 +67,8 @@ def graph_items(model: GraphModel) -> tuple[list[Item], list[tuple[str, str]]]:
     for v in model.order:
         key = model.id(v)
         items += value_items(v, key, model.names[v], COLOURS[model.roles[v]])
-        if v._prev:
-            edges += [(model.id(c), f"{key}_op") for c in v._prev]
+        if v.children:
+            edges += [(model.id(c), f"{key}_op") for c in v.children]
             edges.append((f"{key}_op", key))
     return items, edges
 
@@ -138,8 +138,8 @@ def view_items(
         key = f"n{i}"
         for item in value_items(v, key, model.names[v], COLOURS[model.roles[v]]):
             items[item.key], first[item.key] = item, i - (0.25 if item.kind == "op" else 0.0)
-        if v._prev:
-            for c in v._prev:
+        if v.children:
+            for c in v.children:
                 edges[(source(index[c]), f"{key}_op")] = None
             edges[(f"{key}_op", key)] = None
     return _topological(items, first, list(edges)), list(edges)

@@ -82,14 +82,14 @@ def _homes(model: GraphModel, recording: Recording) -> tuple[list[Scope], dict[S
         depth[s] = 0 if s.parent is None else depth[s.parent] + 1
     made_in = {v: s for s in depth for v in s.nodes}
     order, index = model.order, model.index
-    homes: list[Scope] = [made_in.get(v, root) if v._prev else root for v in order]
+    homes: list[Scope] = [made_in.get(v, root) if v.children else root for v in order]
     users: list[list[int]] = [[] for _ in order]
     for i, v in enumerate(order):
-        for c in v._prev:
+        for c in v.children:
             users[index[c]].append(i)
     given = {id(v) for s in depth for v in s.inputs}
     for i, v in enumerate(order):
-        if v._prev or not users[i]:
+        if v.children or not users[i]:
             continue
         home = homes[users[i][0]]
         for u in users[i][1:]:
@@ -134,7 +134,7 @@ def _parameter_boxes(
     shared: dict[Scope, list[tuple[int, list[str]]]] = {}  # per scope: its shared parameters' paths
     for i, v in enumerate(order):
         name = names.get(id(v))
-        if name is not None and not v._prev and len({id(homes[u]) for u in users[i]}) > 1:
+        if name is not None and not v.children and len({id(homes[u]) for u in users[i]}) > 1:
             parts = name.split(".")  # the module's path: up to its attribute (w), before the indices
             attr = max((k for k, part in enumerate(parts) if not part.isdigit()), default=0)
             shared.setdefault(homes[i], []).append((i, parts[:attr]))
@@ -241,7 +241,7 @@ def _connect(model: GraphModel, boxes: list[Box], where: Places) -> None:
     index = model.index
     for i, v in enumerate(model.order):
         inside_v = chains[home[i]]
-        for c in v._prev:
+        for c in v.children:
             j = index[c]
             inside_c = inside[home[j]]
             for b in inside_v:

@@ -186,13 +186,13 @@ def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR", stack
         # nohtml: a label is text, never Graphviz's HTML-like label (<...>), whatever a name holds
         node_label = graphviz.nohtml(label)
         dot.node(model.id(v), label=node_label, shape="record", fillcolor=COLOURS[model.roles[v]])
-        if v._prev:
+        if v.children:
             op_id = model.id(v) + "_op"
             # ordering=in keeps the in-edges, hence the operands, in the order they are listed.
-            op = graphviz.nohtml(_escape(v._op or "?", False))
+            op = graphviz.nohtml(_escape(v.op or "?", False))
             size = "11" if stacked else "10"
             dot.node(op_id, label=op, shape="ellipse", fillcolor="#f1f3f5", ordering="in", fontsize=size)
-            for child in v._prev:
+            for child in v.children:
                 dot.edge(model.id(child), op_id)
             dot.edge(op_id, model.id(v))
     return dot
@@ -459,7 +459,7 @@ def explain(
                 f" * {fmt(g)} = {fmt(c.contribution)}  {d(root, c.operand)} so far {fmt(c.total)}",
                 file=out,
             )
-    leaves = [v for v in trace.order if not v._prev and v is not root]
+    leaves = [v for v in trace.order if not v.children and v is not root]
     if leaves:
         print(f"\nGradients of {r} with respect to the leaves:", file=out)
         width = max(len(names[v]) for v in leaves)

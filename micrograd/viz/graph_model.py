@@ -25,7 +25,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._core.nodes import CONSTANT, NO_GRAD
 from ..engine import Value, backpropagate, vjp
 from ..func.reverse import topological_order
 from ..scopes import Recording
@@ -154,13 +153,14 @@ def role(v: Value, outputs: set[Value], params: set[Value]) -> str:
     label is a parameter, and a number the engine lifted into a leaf (the 2 of ``x * 2``) a constant."""
     if v in outputs:
         return "output"
-    if v._prev:
+    if v.children:
         return "intermediate"
     if v in params:
         return "parameter"
     if v.label:
         return "named leaf"
-    return "parameter" if not params and v._op not in (CONSTANT, NO_GRAD) else "constant"
+    made_by_engine = v.op.startswith("(")  # "(constant)", "(no_grad)": see Value.op
+    return "parameter" if not params and not made_by_engine else "constant"
 
 
 def as_values(values: Value | Iterable[Value] | None, what: str) -> set[Value]:
@@ -186,8 +186,8 @@ def d_of(num: str, den: str) -> str:
 
 def expression(v: Value, names: dict[Value, str]) -> str:
     """``v``'s op written out with its operands' names: ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
-    args = [names[c] for c in v._prev]
-    op = v._op or "?"
+    args = [names[c] for c in v.children]
+    op = v.op or "?"
     if (op in _INFIX and len(args) == 2) or (op in ("+", "*") and len(args) > 2):  # n-ary: micrograd.sum
         return f" {op} ".join(args)
     if op.startswith("**") and len(args) == 1:
@@ -262,7 +262,7 @@ def walk(root: Value, order: list[Value], names: dict[Value, str]) -> BackwardTr
         local = vjp(v, 1.0)  # the op's rule asked with 1: its local derivatives
         parts: list[Contribution] = []
         now: dict[Value, Any] = {}  # what each operand has after each contribution of this step
-        for child, loc, contrib in zip(v._prev, local, received):
+        for child, loc, contrib in zip(v.children, local, received):
             contrib = 0.0 if contrib is None else contrib
             before = now[child] if child in now else grads[child]  # (None: nothing yet)
             now[child] = contrib if before is None else before + contrib  # as the engine adds it

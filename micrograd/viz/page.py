@@ -1,7 +1,7 @@
 """How micrograd's HTML pages are made: from the files in ``micrograd/viz/assets/``, and the
 explorer's page from a graph's model, its backward trace, its boxes and its laid-out pictures.
 
-``explore``'s backpropagation page and ``nn.recorder``'s training replay are each one
+``explore``'s backpropagation page and ``recorder``'s training replay are each one
 self-contained HTML file, made from asset files that linters and browsers see as what
 they are: the document's head and foot (``head.html``; ``foot.html``, the page's data and
 scripts), a page's body (``explorer.html``, ``replay.html``), its CSS and its script, and
@@ -98,14 +98,14 @@ def _num(x: float) -> list[str]:
 
 
 def _rule_in_words(v: Value, has_rule: bool) -> str:
-    if not v._prev:
+    if not v.children:
         return ""
     if not has_rule:
         return _NO_RULE
-    op = v._op
+    op = v.op
     if op in RULES_IN_WORDS:
         return RULES_IN_WORDS[op]
-    if op.startswith("**") and len(v._prev) == 1:
+    if op.startswith("**") and len(v.children) == 1:
         return _POWER_BY_NUMBER
     return _USER_OP
 
@@ -122,12 +122,12 @@ def trace_data(model: GraphModel, trace: BackwardTrace) -> dict[str, Any]:
                 "id": f"n{i}",
                 "name": names[v],
                 "label": v.label,
-                "op": v._op,
+                "op": v.op,
                 "role": model.roles[v],
                 "data": _num(v.data),
                 "grad": _num(trace.grads[v]),
-                "operands": [index[c] for c in v._prev],
-                "expr": expression(v, names) if v._prev else "",
+                "operands": [index[c] for c in v.children],
+                "expr": expression(v, names) if v.children else "",
                 "rule": _rule_in_words(v, rules.get(v, True)),
                 "dname": d_of(names[root], names[v]),
             }

@@ -1,5 +1,8 @@
 """Live training for the docs site's playground: an ``MLP`` learning a 2-D dataset one step at a time.
 
+Not part of the packages (``nn`` is a model library and never imports the pictures): the
+playground's build copies this file beside the page, with ``trainer.py``, which imports it.
+
 The playground's training worker (Pyodide, in a Web Worker) holds one ``LiveTraining``: the
 points of a data set (``moons``, ``circles``, ``xor``, ``gaussian`` or ``spirals`` from
 ``nn.datasets``, with noise), split into a training and a test set; the input features the
@@ -44,9 +47,8 @@ import micrograd
 from micrograd import Value
 from micrograd.math.floats import sigmoid, tanh
 from micrograd.ops import weighted_sum
-
-from . import datasets, losses, optim
-from .layers import ACTIVATIONS, MLP
+from nn import datasets, losses, optim
+from nn.layers import ACTIVATIONS, MLP
 
 __all__ = ["BOUNDS", "DATASETS", "FEATURES", "LiveTraining", "Settings"]
 

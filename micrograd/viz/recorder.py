@@ -11,7 +11,7 @@ so that the weights, the gradients, the loss and the accuracy of a step belong
 together; then ``finish`` with the trained model's loss and accuracy:
 
 >>> from nn import MLP, accuracy, datasets, losses, optim
->>> from nn.recorder import TrainingRecorder
+>>> from micrograd.viz.recorder import TrainingRecorder
 >>> X, y = datasets.make_moons(20, noise=0.1, seed=0)
 >>> model = MLP(2, [4, 1], seed=0)
 >>> opt = optim.SGD(model.parameters(), lr=0.1)
@@ -39,17 +39,29 @@ import html
 import json
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from micrograd import Value, no_grad
-from micrograd.files import write_atomically
-from micrograd.viz import page as pages
-
-from .module import Module
+from .. import no_grad
+from ..engine import Value
+from ..files import write_atomically
+from . import page as pages
 
 Point = Sequence[float]
+# What the recorder calls on a model: an ``nn.Module``'s parameter API (read by name, so that the
+# pictures never import nn: nn is a model library above them).
+MODEL_API = ("named_parameters", "parameters", "load_state_dict")
+
+
+class Model(Protocol):
+    """A model as the recorder reads it: an ``nn.Module`` (or anything with its parameter API)."""
+
+    def named_parameters(self) -> Iterator[tuple[str, Value]]: ...
+
+    def parameters(self) -> list[Value]: ...
+
+    def load_state_dict(self, state: Mapping[str, float]) -> object: ...
 
 
 def _number(x: object, what: str) -> float:
@@ -104,7 +116,7 @@ class TrainingRecorder:
 
     def __init__(
         self,
-        model: Module,
+        model: Model,
         points: Sequence[Point] | None = None,
         labels: Sequence[int] | None = None,
         *,
@@ -114,8 +126,12 @@ class TrainingRecorder:
         title: str = "Training replay",
         loss_name: str = "loss",
     ) -> None:
-        if not isinstance(model, Module):
-            raise TypeError(f"TrainingRecorder needs an nn Module, got {type(model).__name__}")
+        missing = [name for name in MODEL_API if not callable(getattr(model, name, None))]
+        if missing:
+            raise TypeError(
+                f"TrainingRecorder needs an nn Module (a model with {', '.join(MODEL_API)}), got "
+                f"{type(model).__name__}, which has no {', '.join(missing)}"
+            )
         for value, what, most in (
             (grid, "grid", MAX_GRID),
             (max_frames, "max_frames", MAX_FRAMES),
