@@ -65,6 +65,7 @@ from typing import Any
 
 from ..engine import Value
 from .errors import CompileError
+from .params import HasParameters, ReplacedParameterError, RetraceWarning
 from .plan import make_plan
 from .run import BatchedStep, CompiledStep
 from .trace import Trace, TracerWarning, trace
@@ -74,6 +75,8 @@ __all__ = [
     "CompileError",
     "CompiledStep",
     "FrozenParametersWarning",
+    "ReplacedParameterError",
+    "RetraceWarning",
     "TracerWarning",
     "compile",
 ]
@@ -87,7 +90,7 @@ class FrozenParametersWarning(UserWarning):
 def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     fn: Callable[..., Value] | Callable[..., tuple[Value, Sequence[Value]]],
     example_inputs: Any,
-    params: Iterable[Value] = (),
+    params: Iterable[Value] | HasParameters = (),
     batched: bool = False,
     reduction: str = "mean",
     ragged: bool = False,
@@ -101,6 +104,9 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     ``params`` are the leaf Values ``fn`` reads from outside (a model's
     weights): the step reads their current ``.data`` at every call and returns
     the gradient for each.  Any other leaf is frozen at its traced value.
+    Given the model itself (``params=model``), every call checks that
+    ``model.parameters()`` are still the Values traced: one replaced by a new
+    Value is a ``ReplacedParameterError`` (a list cannot tell; ``params.py``).
 
     ``step(*inputs)`` returns ``(loss, grads)``, a float and a numpy array of
     one gradient per parameter; ``step.backward(*inputs)`` adds the gradients
@@ -138,12 +144,28 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     """
     args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     check_options(fn, args, batched, reduction, ragged)
+    return traced_step(fn, args, params, batched, reduction, ragged)
+
+
+def traced_step(
+    fn: Callable[..., Any], args: tuple[Any, ...], params: Any, batched: bool, reduction: str, ragged: bool
+) -> CompiledStep:
+    """``compile``'s step, its options checked: traced, planned, bound (watching the model, if given)."""
+    model = params if is_model(params) else None
     parts: list[Any] = []
-    traced = trace(partial(loss_and_parts, fn, parts) if ragged else fn, args, params)  # type: ignore[arg-type]
+    found = params if model is None else model.parameters()
+    traced = trace(partial(loss_and_parts, fn, parts) if ragged else fn, args, found)
     step = plan_and_bind(traced, batched, reduction, parts if ragged else None)
+    if model is not None:
+        step.watch(model)
     if not traced.params and step.frozen_values:
         warn_frozen(step.frozen_values)
     return step
+
+
+def is_model(params: object) -> bool:
+    """Whether ``params`` is a model (it has a ``parameters()`` method), not the parameters."""
+    return not isinstance(params, Value) and callable(getattr(params, "parameters", None))
 
 
 def warn_frozen(count: int) -> None:
@@ -153,7 +175,7 @@ def warn_frozen(count: int) -> None:
         "traced function (a model's weights?): they are frozen at their traced values and get no "
         "gradients, so training would not move them. Pass params=model.parameters()",
         FrozenParametersWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
 
 

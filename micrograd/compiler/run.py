@@ -31,6 +31,7 @@ from .groups import (
     sum_uses,
     write_to,
 )
+from .params import HasParameters, check_parameters, watcher
 from .plan import Plan
 from .ragged import Cuts
 from .trace import as_array
@@ -56,6 +57,8 @@ class CompiledStep:
         np = load_numpy()
         trace, layout = plan.trace, plan.layout
         self.params = tuple(trace.params)
+        self.model: HasParameters | None = None  # (compile(params=model), see watch) checked at every call
+        self._changed: Callable[[], Sequence[Value] | None] | None = None
         self.input_shapes: tuple[tuple[int, ...], ...] = tuple(trace.shapes)
         self.num_nodes = plan.num_nodes  # traced nodes the loss depends on
         # per parameter, whether the loss's graph holds it (False: the eager backward leaves its .grad alone)
@@ -98,7 +101,17 @@ class CompiledStep:
 
     # ---- running -------------------------------------------------------------------------------
 
+    def watch(self, model: HasParameters) -> None:
+        """Check at every call that ``model``'s parameters are still the Values traced (``params.py``)."""
+        self.model, self._changed = model, watcher(model, self.params)
+
+    def check_model(self) -> None:
+        """(Watching a model) a ``ReplacedParameterError`` if its parameters are not the Values traced."""
+        if self._changed is not None:
+            check_parameters(self._changed(), self.params, self.model)
+
     def _load(self, inputs: tuple[Any, ...]) -> None:
+        self.check_model()
         if len(inputs) != len(self.input_shapes):
             raise ValueError(
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
@@ -538,6 +551,7 @@ class BatchedStep(CompiledStep):
         return arr.astype(np.intp)
 
     def _load(self, inputs: tuple[Any, ...], data: Floats | None = None, sizes: Any = None) -> None:
+        self.check_model()
         if sizes is not None and self._cuts is None:
             raise TypeError("sizes= is a ragged step's: compile(..., batched=True, ragged=True)")
         if len(inputs) != len(self.input_shapes):

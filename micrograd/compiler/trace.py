@@ -69,11 +69,6 @@ def param_list(params: Any) -> list[Value]:
     """``params`` as a list of distinct leaf Values, or an error that says what to pass."""
     if isinstance(params, Value):
         return [params]
-    if callable(getattr(params, "parameters", None)):
-        raise TypeError(
-            f"compile(params=...) takes the parameters, not the model: pass params=model.parameters() "
-            f"(got a {type(params).__name__})"
-        )
     if callable(params):
         raise TypeError(
             f"compile(params=...) got a function or method ({getattr(params, '__qualname__', params)!r}); "
@@ -119,7 +114,7 @@ def trace(fn: Callable[..., Value], example_inputs: tuple[Any, ...], params: Ite
             "gradient for nan or inf; to find where a nan comes from, run the step eagerly "
             "(loss = fn(...); loss.backward()) inside detect_anomaly()",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     with hear_data_reads(warn_data_read), enable_grad():
         root = fn(*nested)
