@@ -560,7 +560,13 @@ class BatchedLoss(TracedLoss):
         if step is None:
             ids = np.array([self.model.vocab_size - 1] * length, dtype=np.float64)
             step = self.traces[length] = micrograd.compile(
-                self._loss_and_parts, (ids, 1.0), self.params, batched=True, reduction="sum", ragged=True
+                self._loss_and_parts,
+                (ids, 1.0),
+                self.params,
+                batched=True,
+                reduction="sum",
+                ragged=True,
+                batch_axis=0,
             )
         return step
 

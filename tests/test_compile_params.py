@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -154,3 +155,63 @@ def test_the_watch_takes_new_containers_of_the_same_values_as_they_are() -> None
     model.layers = list(model.layers)
     assert check() is None
     assert check() is None  # (noted again: found the cheap way)
+
+
+# ---- a square batch (issue 47, item 5) ---------------------------------------------------------
+
+
+def linear_step(batch_axis: int | None = None) -> tuple[Any, list[Value]]:
+    w = [Value(1.0), Value(10.0), Value(100.0)]
+    step = micrograd.compile(
+        lambda x: w[0] * x[0] + w[1] * x[1] + w[2] * x[2],
+        ([0.0, 0.0, 0.0],),
+        params=w,
+        batched=True,
+        reduction="sum",
+        batch_axis=batch_axis,
+    )
+    return step, w
+
+
+SQUARE = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]
+
+
+def test_a_square_batch_is_refused_with_how_to_say_its_layout() -> None:
+    step, _ = linear_step()
+    message = r"shape \(3, 3\): 3 samples .*\(features first\).*batch_axis=0.*batch_axis=-1"
+    with pytest.raises(ValueError, match=message):
+        step(SQUARE)
+    with pytest.raises(ValueError, match=message):
+        step.per_sample(SQUARE)
+    assert step([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])[0] == 321 + 654  # not square: samples first
+
+
+def test_the_batch_axis_said_reads_a_square_batch_either_way() -> None:
+    first, _ = linear_step(batch_axis=0)
+    last, _ = linear_step(batch_axis=-1)
+    losses = first.per_sample(SQUARE)[0].tolist()
+    assert losses == [321.0, 654.0, 987.0]
+    assert last.per_sample(np.array(SQUARE).T)[0].tolist() == losses
+    assert last.per_sample([[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]])[0].tolist() == [321.0, 654.0]
+
+
+def test_a_features_first_batch_that_is_not_square_gets_the_hint() -> None:
+    step, _ = linear_step()
+    with pytest.raises(ValueError, match=r"features first\? compile\(\.\.\., batch_axis=-1\)"):
+        step([[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]])
+
+
+def test_one_input_that_tells_the_layout_is_enough() -> None:
+    w = Value(2.0)
+    step = micrograd.compile(
+        lambda x, y: (w * x[0] - y[0]) ** 2, ([0.0, 0.0], [0.0, 0.0, 0.0]), params=[w], batched=True
+    )
+    losses, _ = step.per_sample([[1.0, 0.0], [3.0, 0.0]], [[1.0, 0, 0], [1.0, 0, 0]])  # (2, 2) and (2, 3)
+    assert losses.tolist() == [1.0, 25.0]
+
+
+def test_batch_axis_takes_0_or_minus_1_with_batched() -> None:
+    with pytest.raises(ValueError, match=r"batch_axis=\.\.\.\) says where.*got 1"):
+        linear_step(batch_axis=1)
+    with pytest.raises(ValueError, match="with batched=True"):
+        micrograd.compile(lambda x: x * 2, 1.0, batch_axis=0)

@@ -67,7 +67,9 @@ def test_a_ragged_batch_is_each_samples_own_smaller_graph_bit_for_bit(
         parts = rnn_parts(w, xs, ys)
         return micrograd.sum(parts) * scale, parts
 
-    step = micrograd.compile(loss, ([0.0] * N, [0.0] * N, 1.0), w, batched=True, ragged=True, reduction="sum")
+    step = micrograd.compile(
+        loss, ([0.0] * N, [0.0] * N, 1.0), w, batched=True, ragged=True, reduction="sum", batch_axis=0
+    )
     sizes = sizes[: len(samples)]
     xs, ys = np.array([s[0] for s in samples]), np.array([s[1] for s in samples])
     losses, grads = step.per_sample(xs, ys, 1.0 / np.array(sizes), sizes=sizes)

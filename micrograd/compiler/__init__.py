@@ -94,41 +94,30 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     batched: bool = False,
     reduction: str = "mean",
     ragged: bool = False,
+    batch_axis: int | None = None,
 ) -> CompiledStep:
     """Trace ``fn`` once on ``example_inputs`` and return a step that replays it with numpy.
 
     ``example_inputs`` is a tuple of positional arguments (anything else is one
-    argument, as in ``torch.jit.trace``); each is a number, a (nested) list of
-    numbers or a numpy array, and ``fn`` receives it as a Value or as nested
-    lists of Values of the same shape.  ``fn`` must return one Value, the loss.
-    ``params`` are the leaf Values ``fn`` reads from outside (a model's
-    weights): the step reads their current ``.data`` at every call and returns
-    the gradient for each.  Any other leaf is frozen at its traced value.
+    argument, as in ``torch.jit.trace``), each a number, a (nested) list of numbers
+    or a numpy array; ``fn`` receives it as Values of the same shape and returns
+    the loss.  ``params`` are the leaf Values ``fn`` reads from outside (a model's
+    weights): their ``.data`` is read at every call; any other leaf is frozen.
     Given the model itself (``params=model``), every call checks that
     ``model.parameters()`` are still the Values traced: one replaced by a new
     Value is a ``ReplacedParameterError`` (a list cannot tell; ``params.py``).
 
-    ``step(*inputs)`` returns ``(loss, grads)``, a float and a numpy array of
-    one gradient per parameter; ``step.backward(*inputs)`` adds the gradients
-    into each parameter's ``.grad`` instead, as ``loss.backward()`` does, so
-    an ``nn.optim`` optimizer can step; ``step.forward(*inputs)`` gives the loss
-    only.  Inputs must have the traced shapes.
+    ``step(*inputs)`` returns ``(loss, grads)``, a float and a numpy array of one
+    gradient per parameter; ``step.backward(*inputs)`` adds them into each
+    ``.grad`` instead, as ``loss.backward()`` does; ``step.forward(*inputs)``
+    gives the loss only.  Inputs must have the traced shapes.
 
-    >>> from micrograd import Value
-    >>> a, b = Value(2.0), Value(-1.0)
-    >>> step = compile(lambda xs: sum((a * x + b).relu() for x in xs), ([1.0, 2.0],), params=[a, b])
-    >>> loss, grads = step([3.0, 0.25])   # relu(5) + relu(-0.5)
-    >>> loss, grads.tolist()
-    (5.0, [3.0, 1.0])
-
-    With ``batched=True``, ``example_inputs`` is ONE sample and ``fn`` that
-    sample's loss; the step (a ``BatchedStep``) takes a batch of any size,
-    each input with a leading batch axis (shape ``(batch, *traced shape)``),
-    and replays the per-sample graph on every sample at once, without
-    tracing again.  It returns the mean over the samples of the loss and of
-    each gradient (``reduction="mean"``, the default: the sum divided by the
-    batch size) or their sum (``reduction="sum"``): the eager engine's
-    per-sample losses and gradients added over the samples in order.
+    With ``batched=True``, ``example_inputs`` is ONE sample and ``fn`` its loss; the
+    step (a ``BatchedStep``) takes a batch of any size, each input of shape
+    ``(batch, *traced shape)`` (``batch_axis=-1``: the batch axis last; a batch that
+    reads both ways, 3 samples of 3 numbers, needs ``batch_axis`` said), and
+    returns the mean over the samples of the loss and of each gradient
+    (``reduction="mean"``) or their sum (``"sum"``), as the eager loop adds them.
 
     >>> w = Value(0.5)
     >>> step = compile(lambda x, y: (w * x - y) ** 2, (1.0, 2.0), params=[w], batched=True)
@@ -143,8 +132,11 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     (``micrograd.compiler.ragged``).
     """
     args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
-    check_options(fn, args, batched, reduction, ragged)
-    return traced_step(fn, args, params, batched, reduction, ragged)
+    check_options(fn, args, batched, reduction, ragged, batch_axis)
+    step = traced_step(fn, args, params, batched, reduction, ragged)
+    if isinstance(step, BatchedStep):
+        step.batch_axis = batch_axis
+    return step
 
 
 def traced_step(
@@ -214,7 +206,12 @@ def plan_and_bind(
 
 
 def check_options(
-    fn: object, args: tuple[Any, ...], batched: object, reduction: object, ragged: object = False
+    fn: object,
+    args: tuple[Any, ...],
+    batched: object,
+    reduction: object,
+    ragged: object = False,
+    batch_axis: object = None,
 ) -> None:
     """A TypeError or ValueError that says what to pass, for options ``compile`` cannot take."""
     if not callable(fn):
@@ -234,3 +231,8 @@ def check_options(
         raise TypeError(f"compile(ragged=...) must be True or False, got {type(ragged).__name__}")
     if ragged and not batched:
         raise ValueError("compile(ragged=True) cuts a batch's samples to their sizes: it needs batched=True")
+    if batch_axis not in (None, 0, -1) or (batch_axis is not None and not batched):
+        raise ValueError(
+            "compile(batch_axis=...) says where a batch's samples are: 0 (samples first, "
+            f"(batch, *shape)) or -1 (features first, (*shape, batch)), with batched=True; got {batch_axis!r}"
+        )

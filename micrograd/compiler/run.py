@@ -452,6 +452,12 @@ class CompiledStep:
         return loss
 
 
+def reads_both_ways(arr: Floats, shape: tuple[int, ...]) -> bool:
+    """Whether ``arr`` is a batch of samples of ``shape`` both samples first and features first:
+    every axis of one length (3 samples of 3 numbers), more than 1 (one number reads the same)."""
+    return arr.shape[1:] == shape and len(set(arr.shape)) == 1 and arr.shape[0] > 1
+
+
 class BatchedStep(CompiledStep):
     """A loss traced on one sample, replayed over a batch of any size; made by
     ``compile(..., batched=True)``.
@@ -473,6 +479,7 @@ class BatchedStep(CompiledStep):
         self._constant_data = self._vals[self._const_rows].copy()
         self._slots, self._n_contrib = len(self._vals), len(self._contrib)
         self.batch_size = 0  # of the last call: the arrays' width
+        self.batch_axis: int | None = None  # 0: samples first, -1: last; None: first, if the shapes say so
         # (ragged, see ragged.py) what cuts a sample's graph to its size, and per call, the
         # parameters each sample's graph does not read (in the layout's order), or None
         self._cuts = None if parts is None else Cuts(plan, self._group_list(), self._all_gathers(), parts)
@@ -559,11 +566,13 @@ class BatchedStep(CompiledStep):
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
                 "the graph is fixed at trace time"
             )
-        arrays = [as_array(x, f"input {i}") for i, x in enumerate(inputs)]
+        arrays = self._samples_first([as_array(x, f"input {i}") for i, x in enumerate(inputs)])
         batch = -1
         for i, (arr, shape) in enumerate(zip(arrays, self.input_shapes)):
             if arr.shape[1:] != shape or arr.ndim != len(shape) + 1:
                 hint = " (one sample: give a batch of one, e.g. x[None] or [x])" if arr.shape == shape else ""
+                if self.batch_axis is None and arr.ndim == len(shape) + 1 and arr.shape[:-1] == shape:
+                    hint = " (features first? compile(..., batch_axis=-1) takes the batch axis last)"
                 wanted = "(batch" + "".join(f", {d}" for d in shape) + ("" if shape else ",") + ")"
                 raise ValueError(
                     f"input {i} has shape {arr.shape}, but a batched step takes a batch of samples of the "
@@ -587,6 +596,26 @@ class BatchedStep(CompiledStep):
         data = (self._param_data() if data is None else data[self._slot_order])[:, None]
         self._put_params(vals, data)
         self._put_params(self._vals1, data)
+
+    def _samples_first(self, arrays: list[Floats]) -> list[Floats]:
+        """The inputs with the batch axis first (``batch_axis=-1``: moved there), or a ValueError if
+        ``batch_axis`` is not given and every input reads both ways (3 samples of 3 numbers)."""
+        np = load_numpy()
+        if self.batch_axis == -1:
+            return [np.moveaxis(a, -1, 0) if a.ndim else a for a in arrays]
+        telling = [(i, a) for i, (a, s) in enumerate(zip(arrays, self.input_shapes)) if s]
+        if (
+            self.batch_axis is None
+            and telling
+            and all(reads_both_ways(a, self.input_shapes[i]) for i, a in telling)
+        ):
+            i, a = telling[0]
+            raise ValueError(
+                f"input {i} has shape {a.shape}: {a.shape[0]} samples of shape {a.shape[1:]}, or the other "
+                "way round (features first)? A square batch reads both ways; say which with "
+                "compile(..., batched=True, batch_axis=0) (samples first) or batch_axis=-1 (features first)"
+            )
+        return arrays
 
     def _cut_sizes(self, sizes: Any) -> None:
         """The masks for samples of ``sizes`` parts (None: all whole), and which parameters they cut off."""
