@@ -188,3 +188,47 @@ def test_a_cut_position_that_overflows_leaves_the_weights_gradients_alone() -> N
         want.backward()
         assert _bits(losses[i]) == _bits(want.data)
         assert _bits(grads[i]) == _bits([p.grad for p in params])
+
+
+def test_a_parameter_no_sample_reaches_keeps_a_positive_zero_as_in_the_eager_loop() -> None:
+    w, u = Value(5.0), Value(7.0)
+
+    def loss(xs: list[Value]) -> tuple[Value, list[Value]]:
+        parts = [w * xs[0], u * xs[1]]
+        return micrograd.sum(parts), parts
+
+    for reduction in ("sum", "mean"):
+        step = micrograd.compile(
+            loss, ([1.0, 1.0],), [w, u], batched=True, ragged=True, reduction=reduction, batch_axis=0
+        )
+        total, grads = step([[1.0, 1.0], [2.0, 3.0]], sizes=[1, 1])
+        assert total == (5.0 + 10.0) / (2 if reduction == "mean" else 1)
+        assert _bits(grads) == _bits([1.5 if reduction == "mean" else 3.0, 0.0])  # u: +0.0, not -0.0
+    for p in (w, u):  # the eager loop over the samples' own graphs: u's .grad is never touched
+        p.grad = 0.0
+    for xs in ([1.0], [2.0]):
+        loss([Value(x) for x in xs] + [Value(0.0)])[1][0].backward()
+    assert _bits([w.grad, u.grad]) == _bits([3.0, 0.0])
+
+
+def test_a_part_that_reaches_a_parameter_with_a_negative_zero_keeps_it() -> None:
+    u = Value(-1.0)
+
+    def loss(xs: list[Value]) -> tuple[Value, list[Value]]:
+        parts = [xs[0] * 2.0, u * xs[1]]
+        return micrograd.sum(parts), parts
+
+    step = micrograd.compile(loss, ([1.0, 1.0],), [u], batched=True, ragged=True, reduction="sum")
+    _, grads = step([[1.0, -0.0]], sizes=[2])
+    assert _bits(grads) == _bits([-0.0])  # reached, its gradient is -0.0: kept, as backward() keeps it
+
+
+def test_parts_that_read_no_input_are_refused_with_the_reason() -> None:
+    w = Value(2.0)
+
+    def loss(xs: list[Value]) -> tuple[Value, list[Value]]:
+        parts = [w * w, w * w * w]
+        return micrograd.sum(parts), parts
+
+    with pytest.raises(CompileError, match=r"no part reads an input.*cannot cut.*without ragged=True"):
+        micrograd.compile(loss, ([1.0],), [w], batched=True, ragged=True)

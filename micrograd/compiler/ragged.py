@@ -97,7 +97,12 @@ class Cuts:
                 outer = np.array([tags[v] == ALWAYS for v in members])
                 if ((terms != ALWAYS) & outer[None, :]).any():
                     if grp.shared:
-                        raise CompileError("ragged=True: an ordered sum of the parts the samples share")
+                        raise CompileError(
+                            "ragged=True: no part reads an input, so every sample has the same parts and "
+                            "the step adds them up once for all samples: a sum it cannot cut to each "
+                            "sample's size. Give each part the sample it belongs to (parts are usually "
+                            "computed from the sample's inputs), or compute this loss without ragged=True"
+                        )
                     self.sums.append((i, terms))
                 continue
             for v in members:

@@ -655,9 +655,11 @@ class BatchedStep(CompiledStep):
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
             self._backward()
-            grads = self._reduce(self._sample_grads())[self._user_order]
+            grads = self._reduce(self._sample_grads())
+            if self._cut_off is not None:  # reached by no sample: .grad keeps its 0.0, as in the eager loop
+                grads[self._cut_off.all(axis=0)] = 0.0
             loss = self._reduce(self._vals[self._root][:, None])
-        return float(loss[0]), grads
+        return float(loss[0]), grads[self._user_order]
 
     def per_sample(
         self, *inputs: Any, data: Floats | None = None, sizes: Any = None
