@@ -3,6 +3,7 @@ cut to its own graph, bit for bit the eager engine on that smaller graph."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -116,7 +117,7 @@ def test_ragged_options_and_bad_calls_say_what_to_do() -> None:
     w = Value(1.0)
     with pytest.raises(ValueError, match="needs batched=True"):
         micrograd.compile(_parts_loss, ([1.0, 2.0], 1.0), [w], ragged=True)
-    with pytest.raises(TypeError, match="True or False"):
+    with pytest.raises(TypeError, match="True, False, 'mean' or 'sum'"):
         micrograd.compile(_parts_loss, ([1.0, 2.0], 1.0), [w], batched=True, ragged="yes")
     with pytest.raises(TypeError, match=r"return \(loss, parts\)"):
         micrograd.compile(lambda xs: xs[0] * w, ([1.0, 2.0],), [w], batched=True, ragged=True)
@@ -232,3 +233,73 @@ def test_parts_that_read_no_input_are_refused_with_the_reason() -> None:
 
     with pytest.raises(CompileError, match=r"no part reads an input.*cannot cut.*without ragged=True"):
         micrograd.compile(loss, ([1.0],), [w], batched=True, ragged=True)
+
+
+# ---- issue 47, item 2: a ragged loss cannot bake its traced size ------------------------------
+
+XS = [[1.0, 2.0, 9.0], [1.0, 2.0, 3.0]]
+
+
+def squares(w: Value, xs: list[Value]) -> list[Value]:
+    return [(w * x) ** 2 for x in xs]
+
+
+def eager_mean(w: Value, xs: list[float]) -> tuple[float, float]:
+    """The eager engine's mean loss over the sample's own parts, as GPT.loss writes it."""
+    w.grad = 0.0
+    parts = squares(w, [Value(x) for x in xs])
+    loss = micrograd.sum(parts) * (1.0 / len(parts))
+    loss.backward()
+    return loss.data, w.grad
+
+
+def test_ragged_mean_divides_each_sample_by_its_own_size_bit_for_bit() -> None:
+    w = Value(0.5)
+    step = micrograd.compile(
+        lambda xs: squares(w, xs), ([1.0] * 3,), [w], batched=True, reduction="sum", ragged="mean"
+    )
+    losses, grads = step.per_sample(XS, sizes=[2, 3])
+    assert [(losses[i], grads[i, 0]) for i in range(2)] == [eager_mean(w, XS[0][:2]), eager_mean(w, XS[1])]
+    assert (losses[0], grads[0, 0]) == (0.625, 2.5)  # the issue's sample: 2.5, not 1.667
+    assert step.per_sample(XS)[0].tolist() == [eager_mean(w, XS[0])[0], eager_mean(w, XS[1])[0]]
+    total, _ = step(XS, sizes=[2, 3])
+    assert total == losses[0] + losses[1]
+
+
+def test_ragged_sum_adds_each_samples_own_parts() -> None:
+    w = Value(0.5)
+    step = micrograd.compile(lambda xs: squares(w, xs), ([1.0] * 3,), [w], batched=True, ragged="sum")
+    losses, _ = step.per_sample(XS, sizes=[1, 3])
+    assert losses.tolist() == [0.25, 0.25 + 1.0 + 2.25]
+
+
+def test_a_loss_that_divides_by_the_traced_size_warns_at_trace_time() -> None:
+    w = Value(0.5)
+
+    def baked(xs: list[Value]) -> tuple[Value, list[Value]]:
+        parts = squares(w, xs)
+        return sum(parts) / len(parts), parts  # type: ignore[return-value]
+
+    message = r"constant 3, the traced count.*ragged=\"mean\""
+    with pytest.warns(micrograd.compiler.TracerWarning, match=message) as got:
+        micrograd.compile(baked, ([1.0] * 3,), [w], batched=True, reduction="sum", ragged=True)
+    assert got[0].filename == __file__
+    with warnings.catch_warnings():  # the size given as an input: no word
+        warnings.simplefilter("error")
+        micrograd.compile(
+            lambda xs, s: (micrograd.sum(p := squares(w, xs)) * s, p),
+            ([1.0] * 3, 1.0),
+            [w],
+            batched=True,
+            ragged=True,
+        )
+
+
+def test_ragged_mean_wants_a_list_of_values_and_says_so() -> None:
+    w = Value(0.5)
+    with pytest.raises(TypeError, match=r'ragged="mean"\) needs fn to return its parts'):
+        micrograd.compile(
+            lambda xs: micrograd.sum(squares(w, xs)), ([1.0] * 3,), [w], batched=True, ragged="mean"
+        )
+    with pytest.raises(TypeError, match="must be True, False, 'mean' or 'sum', got 'max'"):
+        micrograd.compile(lambda xs: squares(w, xs), ([1.0] * 3,), [w], batched=True, ragged="max")

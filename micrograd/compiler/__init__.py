@@ -93,7 +93,7 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     params: Iterable[Value] | HasParameters = (),
     batched: bool = False,
     reduction: str = "mean",
-    ragged: bool = False,
+    ragged: bool | str = False,
     batch_axis: int | None = None,
 ) -> CompiledStep:
     """Trace ``fn`` once on ``example_inputs`` and return a step that replays it with numpy.
@@ -129,7 +129,9 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     of different lengths are: ``fn`` returns ``(loss, parts)``, the loss and the Values
     it adds up, traced at the largest size, and each call takes ``sizes=``, the parts
     each sample keeps; its numbers are those of its smaller graph, bit for bit
-    (``micrograd.compiler.ragged``).
+    (``micrograd.compiler.ragged``).  With ``ragged="mean"`` (or ``"sum"``) ``fn``
+    returns the parts only, and each sample's loss is the mean (sum) of its own
+    parts, ``micrograd.sum(parts) * (1 / size)``: no size is baked in.
     """
     args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     check_options(fn, args, batched, reduction, ragged, batch_axis)
@@ -140,14 +142,18 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
 
 
 def traced_step(
-    fn: Callable[..., Any], args: tuple[Any, ...], params: Any, batched: bool, reduction: str, ragged: bool
+    fn: Callable[..., Any], args: tuple[Any, ...], params: Any, batched: bool, reduction: str, ragged: Any
 ) -> CompiledStep:
     """``compile``'s step, its options checked: traced, planned, bound (watching the model, if given)."""
     model = params if is_model(params) else None
     parts: list[Any] = []
     found = params if model is None else model.parameters()
+    if ragged in ("mean", "sum"):  # the loss made here, its 1 / size an input of its own
+        fn, args = partial(reduce_parts, fn, ragged), (*args, 1.0)
     traced = trace(partial(loss_and_parts, fn, parts) if ragged else fn, args, found)
     step = plan_and_bind(traced, batched, reduction, parts if ragged else None)
+    if isinstance(step, BatchedStep) and ragged in ("mean", "sum"):
+        step.part_reduction = ragged
     if model is not None:
         step.watch(model)
     if not traced.params and step.frozen_values:
@@ -169,6 +175,22 @@ def warn_frozen(count: int) -> None:
         FrozenParametersWarning,
         stacklevel=4,
     )
+
+
+def reduce_parts(fn: Callable[..., Any], how: str, *args: Any) -> tuple[Value, Any]:
+    """(``ragged="mean"`` or ``"sum"``) ``fn``'s parts and their sum, times the last argument, the
+    sample's ``1 / size`` (``"sum"``: 1.0): the eager ``micrograd.sum(parts) * (1.0 / len(parts))``."""
+    from ..ops.basic import sum as sum_node
+
+    *inputs, scale = args
+    parts = fn(*inputs)
+    if not isinstance(parts, (list, tuple)) or not parts or not all(isinstance(p, Value) for p in parts):
+        raise TypeError(
+            f'compile(..., ragged="{how}") needs fn to return its parts, a non-empty list of Values '
+            f"(the loss is their {how}, made by compile); got {type(parts).__name__}"
+        )
+    total = sum_node(parts)
+    return (total * scale if how == "mean" else total), list(parts)
 
 
 def loss_and_parts(fn: Callable[..., Any], parts: list[Any], *args: Any) -> Value:
@@ -227,8 +249,8 @@ def check_options(
         )
     if batched and not args:
         raise ValueError("compile(batched=True) needs at least one input to carry the batch axis")
-    if not isinstance(ragged, bool):
-        raise TypeError(f"compile(ragged=...) must be True or False, got {type(ragged).__name__}")
+    if not isinstance(ragged, bool) and ragged not in ("mean", "sum"):
+        raise TypeError(f"compile(ragged=...) must be True, False, 'mean' or 'sum', got {ragged!r}")
     if ragged and not batched:
         raise ValueError("compile(ragged=True) cuts a batch's samples to their sizes: it needs batched=True")
     if batch_axis not in (None, 0, -1) or (batch_axis is not None and not batched):

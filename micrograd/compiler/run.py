@@ -480,6 +480,7 @@ class BatchedStep(CompiledStep):
         self._slots, self._n_contrib = len(self._vals), len(self._contrib)
         self.batch_size = 0  # of the last call: the arrays' width
         self.batch_axis: int | None = None  # 0: samples first, -1: last; None: first, if the shapes say so
+        self.part_reduction = ""  # (ragged="mean" or "sum") the last input, 1 / size, is given here
         # (ragged, see ragged.py) what cuts a sample's graph to its size, and per call, the
         # parameters each sample's graph does not read (in the layout's order), or None
         self._cuts = None if parts is None else Cuts(plan, self._group_list(), self._all_gathers(), parts)
@@ -559,6 +560,8 @@ class BatchedStep(CompiledStep):
 
     def _load(self, inputs: tuple[Any, ...], data: Floats | None = None, sizes: Any = None) -> None:
         self.check_model()
+        if self.part_reduction:
+            inputs = (*inputs, self._scales(inputs, sizes))
         if sizes is not None and self._cuts is None:
             raise TypeError("sizes= is a ragged step's: compile(..., batched=True, ragged=True)")
         if len(inputs) != len(self.input_shapes):
@@ -596,6 +599,20 @@ class BatchedStep(CompiledStep):
         data = (self._param_data() if data is None else data[self._slot_order])[:, None]
         self._put_params(vals, data)
         self._put_params(self._vals1, data)
+
+    def _scales(self, inputs: tuple[Any, ...], sizes: Any) -> Floats:
+        """(``ragged="mean"`` or ``"sum"``) each sample's ``1 / size`` (``"sum"``: 1.0), the input
+        that makes its loss the mean of its own parts."""
+        np = load_numpy()
+        if len(inputs) != len(self.input_shapes) - 1:
+            raise ValueError(
+                f"the step was traced with {len(self.input_shapes) - 1} inputs, got {len(inputs)}"
+            )
+        first = as_array(inputs[0], "input 0")
+        batch = first.shape[self.batch_axis or 0] if first.ndim else 1
+        size = np.full(batch, self.parts) if sizes is None else self._check_sizes(sizes, batch)
+        scales: Floats = 1.0 / size if self.part_reduction == "mean" else np.ones(batch)
+        return scales
 
     def _samples_first(self, arrays: list[Floats]) -> list[Floats]:
         """The inputs with the batch axis first (``batch_axis=-1``: moved there), or a ValueError if
