@@ -31,7 +31,7 @@ The graph is fixed when traced, as with ``torch.jit.trace``: Python control
 flow that reads ``.data`` (``if x > 0``, ``max(...)`` of Values, a loop over a
 data-dependent count) is replayed as it went during the trace; comparing
 Values, ``float(v)`` or ``v.item()`` during the trace warns (``TracerWarning``),
-a direct read of ``.data`` cannot be seen.  Only the
+as does an input's ``.data`` whose number reaches the loss as a constant.  Only the
 inputs (passed at each call) and the parameters (read from their ``.data`` at
 each call) change; every other leaf, e.g. a number lifted into a constant, is
 frozen.  numpy is imported only when compiling.
