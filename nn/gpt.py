@@ -29,7 +29,6 @@ from typing import Any, Literal, overload
 
 import micrograd
 from micrograd import Value, no_grad
-from micrograd.compiler.params import RetraceWarning, name_of, replaced_at, watcher, what_changed
 from micrograd.func.reverse import accumulate_rows, add_rows_into_grad
 from micrograd.ops import Pick
 from micrograd.scopes import scope
@@ -463,6 +462,8 @@ class TracedLoss:
     Values (a parameter replaced by a new Value: every trace is dropped and made again)."""
 
     def __init__(self, model: GPT) -> None:
+        from micrograd.compiler.params import watcher  # (the compiler loads on first use, as compile does)
+
         self.model = model
         self.params = model.parameters()
         self.changed = watcher(model, self.params)  # (cheap: micrograd.compiler.params)
@@ -470,6 +471,8 @@ class TracedLoss:
 
     def follow_the_model(self) -> None:
         """Trace again, with a ``RetraceWarning``, if a parameter of the model was replaced."""
+        from micrograd.compiler.params import RetraceWarning, name_of, replaced_at, watcher, what_changed
+
         now = self.changed()
         at = None if now is None else replaced_at(now, self.params)
         if now is None or at is None:
