@@ -87,9 +87,13 @@ def ordered_matmul(a: Any, b: Any) -> Any:
     b = b.reshape((1,) * (ndim - b.ndim) + b.shape)
     # (J, ..., n, 1) * (J, ..., 1, m): every product, the contracted axis J first, C order
     products = np.multiply(np.moveaxis(a, -1, 0)[..., None], np.moveaxis(b, -2, 0)[..., None, :], order="C")
-    if math.prod(products.shape[1:]) == 1 and len(products):
+    if not len(products):
+        return products.sum(axis=0)  # (no products: zeros, as ``@`` gives)
+    if math.prod(products.shape[1:]) == 1:
         return np.add.accumulate(products, axis=0)[-1]
-    return np.add.reduce(products, axis=0)  # (no products: zeros, as ``@`` gives)
+    # From -0.0, as a chain of + from the first term (the engine's order): numpy's own start, +0.0,
+    # would turn a sum of -0.0 terms into 0.0 (-0.0 + -0.0 is -0.0, 0.0 + -0.0 is 0.0).
+    return np.add.reduce(products, axis=0, initial=-0.0)
 
 
 def _rms(x: Any) -> Any:

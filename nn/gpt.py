@@ -23,6 +23,8 @@ import numbers
 import random
 import re
 import reprlib
+import sys
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, overload
 
@@ -445,7 +447,48 @@ class GPT(Module):
         return model
 
 
-class CompiledLoss:
+def frames_here() -> int:
+    """The ``stacklevel`` of the first caller outside this file (a warning points at the user's line,
+    however many of this file's methods lie between)."""
+    level, frame = 1, sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename == __file__:
+        level, frame = level + 1, frame.f_back
+    return level
+
+
+class TracedLoss:
+    """What ``CompiledLoss`` and ``BatchedLoss`` share: the model, the parameters their traces
+    hold, the traces, and the check at every call that the model's parameters are still those
+    Values (a parameter replaced by a new Value: every trace is dropped and made again)."""
+
+    def __init__(self, model: GPT) -> None:
+        from micrograd.compiler.params import watcher  # (the compiler loads on first use, as compile does)
+
+        self.model = model
+        self.params = model.parameters()
+        self.changed = watcher(model, self.params)  # (cheap: micrograd.compiler.params)
+        self.traces: dict[int, Any] = {}  # a length -> micrograd.compile's step
+
+    def follow_the_model(self) -> None:
+        """Trace again, with a ``RetraceWarning``, if a parameter of the model was replaced."""
+        from micrograd.compiler.params import RetraceWarning, name_of, replaced_at, watcher, what_changed
+
+        now = self.changed()
+        at = None if now is None else replaced_at(now, self.params)
+        if now is None or at is None:
+            return
+        name = name_of(self.model, at) if len(now) == len(self.params) else ""
+        warnings.warn(
+            f"GPT.compile_loss: {what_changed(now, self.params, at, name)} (replaced after compiling): "
+            "tracing the model again. To change a parameter without a new trace, set its .data",
+            RetraceWarning,
+            stacklevel=frames_here(),
+        )
+        self.params, self.changed = list(now), watcher(self.model, now)
+        self.traces.clear()
+
+
+class CompiledLoss(TracedLoss):
     """``GPT.compile_loss()``: the model's loss replayed with numpy, a trace per document length.
 
     A document is a list of token ids; ``step(ids)`` returns ``(loss, grads)`` (one gradient per
@@ -457,14 +500,11 @@ class CompiledLoss:
     their last bits: the graph, and so the order in which gradients add up, is not the same).
     """
 
-    def __init__(self, model: GPT) -> None:
-        self.model = model
-        self.params = model.parameters()
-        self.traces: dict[int, Any] = {}  # document length -> micrograd.compile's step
-
     def step_for(self, tokens: Sequence[int]) -> tuple[Any, Any]:
         """The compiled step for documents of this length (traced now if new) and the ids as an array."""
         import numpy as np
+
+        self.follow_the_model()
 
         self.model._check_length(tokens, self.model.block_size + 1, "a document")
         for t in tokens:
@@ -486,7 +526,7 @@ class CompiledLoss:
         return step.backward(ids)  # type: ignore[no-any-return]
 
 
-class BatchedLoss:
+class BatchedLoss(TracedLoss):
     """``GPT.compile_loss(batched=True)``: the model's loss on a batch of documents, replayed with
     numpy, all of them at once (``micrograd.compile(..., batched=True, ragged=True)``: a trace at
     the batch's longest length, made on first use, then kept; each document cut to its own length).
@@ -507,10 +547,13 @@ class BatchedLoss:
     """
 
     def __init__(self, model: GPT) -> None:
-        self.model = model
-        self.params = model.parameters()
-        self.traces: dict[int, Any] = {}  # the longest document's length -> the ragged step
+        super().__init__(model)  # traces: the longest document's length -> the ragged step
         self.widths: dict[tuple[int, int], Any] = {}  # (length, padded count) -> the step's clone
+
+    def follow_the_model(self) -> None:
+        super().follow_the_model()
+        if not self.traces:
+            self.widths.clear()
 
     def step_for(self, length: int) -> Any:
         """The ragged step for documents of up to ``length`` tokens (traced now if new)."""
@@ -520,7 +563,13 @@ class BatchedLoss:
         if step is None:
             ids = np.array([self.model.vocab_size - 1] * length, dtype=np.float64)
             step = self.traces[length] = micrograd.compile(
-                self._loss_and_parts, (ids, 1.0), self.params, batched=True, reduction="sum", ragged=True
+                self._loss_and_parts,
+                (ids, 1.0),
+                self.params,
+                batched=True,
+                reduction="sum",
+                ragged=True,
+                batch_axis=0,
             )
         return step
 
@@ -562,6 +611,7 @@ class BatchedLoss:
         import numpy as np
 
         docs = self._check(docs)
+        self.follow_the_model()
         longest = max(map(len, docs))
         step = self.step_for(longest)
         # Padded to a power of two with copies of the first document: a step binds its arrays anew

@@ -236,7 +236,7 @@ def test_random_graphs_equal_the_eager_loop(
     params = [Value(d) for d in param_data[:n_params]]
     fn = build(program, params)
     X = np.array([s[:n_inputs] for s in samples]).reshape(len(samples), n_inputs)
-    step = mg_compile(fn, (X[0],), params=params, batched=True, reduction=reduction)
+    step = mg_compile(fn, (X[0],), params=params, batched=True, reduction=reduction, batch_axis=0)
     for batch in (X, X[:1]):
         loss, grads = step(batch)
         e_loss, e_grads = eager_loop(fn, (batch,), params, reduction)

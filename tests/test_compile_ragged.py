@@ -3,6 +3,7 @@ cut to its own graph, bit for bit the eager engine on that smaller graph."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -67,7 +68,9 @@ def test_a_ragged_batch_is_each_samples_own_smaller_graph_bit_for_bit(
         parts = rnn_parts(w, xs, ys)
         return micrograd.sum(parts) * scale, parts
 
-    step = micrograd.compile(loss, ([0.0] * N, [0.0] * N, 1.0), w, batched=True, ragged=True, reduction="sum")
+    step = micrograd.compile(
+        loss, ([0.0] * N, [0.0] * N, 1.0), w, batched=True, ragged=True, reduction="sum", batch_axis=0
+    )
     sizes = sizes[: len(samples)]
     xs, ys = np.array([s[0] for s in samples]), np.array([s[1] for s in samples])
     losses, grads = step.per_sample(xs, ys, 1.0 / np.array(sizes), sizes=sizes)
@@ -114,7 +117,7 @@ def test_ragged_options_and_bad_calls_say_what_to_do() -> None:
     w = Value(1.0)
     with pytest.raises(ValueError, match="needs batched=True"):
         micrograd.compile(_parts_loss, ([1.0, 2.0], 1.0), [w], ragged=True)
-    with pytest.raises(TypeError, match="True or False"):
+    with pytest.raises(TypeError, match="True, False, 'mean' or 'sum'"):
         micrograd.compile(_parts_loss, ([1.0, 2.0], 1.0), [w], batched=True, ragged="yes")
     with pytest.raises(TypeError, match=r"return \(loss, parts\)"):
         micrograd.compile(lambda xs: xs[0] * w, ([1.0, 2.0],), [w], batched=True, ragged=True)
@@ -186,3 +189,117 @@ def test_a_cut_position_that_overflows_leaves_the_weights_gradients_alone() -> N
         want.backward()
         assert _bits(losses[i]) == _bits(want.data)
         assert _bits(grads[i]) == _bits([p.grad for p in params])
+
+
+def test_a_parameter_no_sample_reaches_keeps_a_positive_zero_as_in_the_eager_loop() -> None:
+    w, u = Value(5.0), Value(7.0)
+
+    def loss(xs: list[Value]) -> tuple[Value, list[Value]]:
+        parts = [w * xs[0], u * xs[1]]
+        return micrograd.sum(parts), parts
+
+    for reduction in ("sum", "mean"):
+        step = micrograd.compile(
+            loss, ([1.0, 1.0],), [w, u], batched=True, ragged=True, reduction=reduction, batch_axis=0
+        )
+        total, grads = step([[1.0, 1.0], [2.0, 3.0]], sizes=[1, 1])
+        assert total == (5.0 + 10.0) / (2 if reduction == "mean" else 1)
+        assert _bits(grads) == _bits([1.5 if reduction == "mean" else 3.0, 0.0])  # u: +0.0, not -0.0
+    for p in (w, u):  # the eager loop over the samples' own graphs: u's .grad is never touched
+        p.grad = 0.0
+    for xs in ([1.0], [2.0]):
+        loss([Value(x) for x in xs] + [Value(0.0)])[1][0].backward()
+    assert _bits([w.grad, u.grad]) == _bits([3.0, 0.0])
+
+
+def test_a_part_that_reaches_a_parameter_with_a_negative_zero_keeps_it() -> None:
+    u = Value(-1.0)
+
+    def loss(xs: list[Value]) -> tuple[Value, list[Value]]:
+        parts = [xs[0] * 2.0, u * xs[1]]
+        return micrograd.sum(parts), parts
+
+    step = micrograd.compile(loss, ([1.0, 1.0],), [u], batched=True, ragged=True, reduction="sum")
+    _, grads = step([[1.0, -0.0]], sizes=[2])
+    assert _bits(grads) == _bits([-0.0])  # reached, its gradient is -0.0: kept, as backward() keeps it
+
+
+def test_parts_that_read_no_input_are_refused_with_the_reason() -> None:
+    w = Value(2.0)
+
+    def loss(xs: list[Value]) -> tuple[Value, list[Value]]:
+        parts = [w * w, w * w * w]
+        return micrograd.sum(parts), parts
+
+    with pytest.raises(CompileError, match=r"no part reads an input.*cannot cut.*without ragged=True"):
+        micrograd.compile(loss, ([1.0],), [w], batched=True, ragged=True)
+
+
+# ---- issue 47, item 2: a ragged loss cannot bake its traced size ------------------------------
+
+XS = [[1.0, 2.0, 9.0], [1.0, 2.0, 3.0]]
+
+
+def squares(w: Value, xs: list[Value]) -> list[Value]:
+    return [(w * x) ** 2 for x in xs]
+
+
+def eager_mean(w: Value, xs: list[float]) -> tuple[float, float]:
+    """The eager engine's mean loss over the sample's own parts, as GPT.loss writes it."""
+    w.grad = 0.0
+    parts = squares(w, [Value(x) for x in xs])
+    loss = micrograd.sum(parts) * (1.0 / len(parts))
+    loss.backward()
+    return loss.data, w.grad
+
+
+def test_ragged_mean_divides_each_sample_by_its_own_size_bit_for_bit() -> None:
+    w = Value(0.5)
+    step = micrograd.compile(
+        lambda xs: squares(w, xs), ([1.0] * 3,), [w], batched=True, reduction="sum", ragged="mean"
+    )
+    losses, grads = step.per_sample(XS, sizes=[2, 3])
+    assert [(losses[i], grads[i, 0]) for i in range(2)] == [eager_mean(w, XS[0][:2]), eager_mean(w, XS[1])]
+    assert (losses[0], grads[0, 0]) == (0.625, 2.5)  # the issue's sample: 2.5, not 1.667
+    assert step.per_sample(XS)[0].tolist() == [eager_mean(w, XS[0])[0], eager_mean(w, XS[1])[0]]
+    total, _ = step(XS, sizes=[2, 3])
+    assert total == losses[0] + losses[1]
+
+
+def test_ragged_sum_adds_each_samples_own_parts() -> None:
+    w = Value(0.5)
+    step = micrograd.compile(lambda xs: squares(w, xs), ([1.0] * 3,), [w], batched=True, ragged="sum")
+    losses, _ = step.per_sample(XS, sizes=[1, 3])
+    assert losses.tolist() == [0.25, 0.25 + 1.0 + 2.25]
+
+
+def test_a_loss_that_divides_by_the_traced_size_warns_at_trace_time() -> None:
+    w = Value(0.5)
+
+    def baked(xs: list[Value]) -> tuple[Value, list[Value]]:
+        parts = squares(w, xs)
+        return sum(parts) / len(parts), parts  # type: ignore[return-value]
+
+    message = r"constant 3, the traced count.*ragged=\"mean\""
+    with pytest.warns(micrograd.compiler.TracerWarning, match=message) as got:
+        micrograd.compile(baked, ([1.0] * 3,), [w], batched=True, reduction="sum", ragged=True)
+    assert got[0].filename == __file__
+    with warnings.catch_warnings():  # the size given as an input: no word
+        warnings.simplefilter("error")
+        micrograd.compile(
+            lambda xs, s: (micrograd.sum(p := squares(w, xs)) * s, p),
+            ([1.0] * 3, 1.0),
+            [w],
+            batched=True,
+            ragged=True,
+        )
+
+
+def test_ragged_mean_wants_a_list_of_values_and_says_so() -> None:
+    w = Value(0.5)
+    with pytest.raises(TypeError, match=r'ragged="mean"\) needs fn to return its parts'):
+        micrograd.compile(
+            lambda xs: micrograd.sum(squares(w, xs)), ([1.0] * 3,), [w], batched=True, ragged="mean"
+        )
+    with pytest.raises(TypeError, match="must be True, False, 'mean' or 'sum', got 'max'"):
+        micrograd.compile(lambda xs: squares(w, xs), ([1.0] * 3,), [w], batched=True, ragged="max")

@@ -110,6 +110,16 @@ def test_ordered_matmul_adds_each_dot_product_first_to_last(
         assert _bits(np.matmul(a, b).ravel()) != _bits(want.ravel())
 
 
+def test_ordered_matmul_keeps_the_sign_of_a_zero_as_the_first_to_last_sum_does() -> None:
+    rng = np.random.default_rng(48)
+    zeros = np.array([-0.0, 0.0, 1.0, -1.0])  # products of signed zeros, and sums of them
+    for a_shape, b_shape in [((3, 4), (4, 5)), ((2, 1, 2, 3), (2, 3, 2)), ((1, 6), (6, 1))] * 100:
+        a, b = rng.choice(zeros, a_shape), rng.choice(zeros, b_shape)
+        assert _bits(ordered_matmul(a, b).ravel()) == _bits(_in_order(a, b).ravel()), (a, b)
+    minus = ordered_matmul(np.array([[-0.0, 0.0]]), np.array([[1.0, 1.0], [-1.0, 1.0]]))
+    assert _bits(minus.ravel()) == _bits([-0.0, 0.0])  # -0.0 + -0.0; -0.0 + 0.0
+
+
 def test_ordered_matmul_on_cancelling_terms() -> None:
     # (1 + 1e16) - 1e16 is 0 first to last (1 + 1e16 rounds to 1e16), 1 with the last two first
     a = np.array([[1.0, 1e16, -1e16], [1e16, -1e16, 1.0]])

@@ -17,10 +17,20 @@ import pytest
 import micrograd
 import nn
 from micrograd import Value, is_grad_enabled, no_grad, render
+from micrograd.compiler import ReplacedParameterError
 from micrograd.viz import GraphTooLargeError
 from nn import MLP, Layer, Neuron, accuracy, datasets, losses, optim
 
 MODEL = MLP(2, [3, 1], seed=0)
+
+
+def replace_a_parameter_after_compiling() -> None:
+    model = MLP(2, [3, 1], seed=0)
+    step = micrograd.compile(lambda x: model([x, x]), 1.0, params=model)
+    model.layers[0].neurons[0].w[0] = Value(5.0)
+    step(2.0)
+
+
 MULTI = MLP(2, [3, 3], seed=0)  # three outputs per sample
 P = MODEL.parameters()
 X, y = datasets.make_moons(4, seed=0)
@@ -329,10 +339,10 @@ MISUSES: list[tuple[str, Callable[[], object], type[BaseException], str]] = [
         r"register_hook needs a function",
     ),
     (
-        "compile(params=model)",
-        _call(micrograd.compile, lambda x: MODEL([x, x]), 1.0, params=MODEL),
-        TypeError,
-        r"not the model: pass params=model\.parameters\(\)",
+        "compile(params=model), then a parameter replaced by a new Value",
+        lambda: replace_a_parameter_after_compiling(),
+        ReplacedParameterError,
+        r"parameter 0 .* is a new Value.*Compile again.*setting its \.data",
     ),
     (
         "compile(params=model.parameters)",

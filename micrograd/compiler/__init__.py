@@ -31,7 +31,7 @@ The graph is fixed when traced, as with ``torch.jit.trace``: Python control
 flow that reads ``.data`` (``if x > 0``, ``max(...)`` of Values, a loop over a
 data-dependent count) is replayed as it went during the trace; comparing
 Values, ``float(v)`` or ``v.item()`` during the trace warns (``TracerWarning``),
-a direct read of ``.data`` cannot be seen.  Only the
+as does an input's ``.data`` whose number reaches the loss as a constant.  Only the
 inputs (passed at each call) and the parameters (read from their ``.data`` at
 each call) change; every other leaf, e.g. a number lifted into a constant, is
 frozen.  numpy is imported only when compiling.
@@ -65,6 +65,7 @@ from typing import Any
 
 from ..engine import Value
 from .errors import CompileError
+from .params import HasParameters, ReplacedParameterError, RetraceWarning
 from .plan import make_plan
 from .run import BatchedStep, CompiledStep
 from .trace import Trace, TracerWarning, trace
@@ -74,6 +75,8 @@ __all__ = [
     "CompileError",
     "CompiledStep",
     "FrozenParametersWarning",
+    "ReplacedParameterError",
+    "RetraceWarning",
     "TracerWarning",
     "compile",
 ]
@@ -87,42 +90,34 @@ class FrozenParametersWarning(UserWarning):
 def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     fn: Callable[..., Value] | Callable[..., tuple[Value, Sequence[Value]]],
     example_inputs: Any,
-    params: Iterable[Value] = (),
+    params: Iterable[Value] | HasParameters = (),
     batched: bool = False,
     reduction: str = "mean",
-    ragged: bool = False,
+    ragged: bool | str = False,
+    batch_axis: int | None = None,
 ) -> CompiledStep:
     """Trace ``fn`` once on ``example_inputs`` and return a step that replays it with numpy.
 
     ``example_inputs`` is a tuple of positional arguments (anything else is one
-    argument, as in ``torch.jit.trace``); each is a number, a (nested) list of
-    numbers or a numpy array, and ``fn`` receives it as a Value or as nested
-    lists of Values of the same shape.  ``fn`` must return one Value, the loss.
-    ``params`` are the leaf Values ``fn`` reads from outside (a model's
-    weights): the step reads their current ``.data`` at every call and returns
-    the gradient for each.  Any other leaf is frozen at its traced value.
+    argument, as in ``torch.jit.trace``), each a number, a (nested) list of numbers
+    or a numpy array; ``fn`` receives it as Values of the same shape and returns
+    the loss.  ``params`` are the leaf Values ``fn`` reads from outside (a model's
+    weights): their ``.data`` is read at every call; any other leaf is frozen.
+    Given the model itself (``params=model``), every call checks that
+    ``model.parameters()`` are still the Values traced: one replaced by a new
+    Value is a ``ReplacedParameterError`` (a list cannot tell; ``params.py``).
 
-    ``step(*inputs)`` returns ``(loss, grads)``, a float and a numpy array of
-    one gradient per parameter; ``step.backward(*inputs)`` adds the gradients
-    into each parameter's ``.grad`` instead, as ``loss.backward()`` does, so
-    an ``nn.optim`` optimizer can step; ``step.forward(*inputs)`` gives the loss
-    only.  Inputs must have the traced shapes.
+    ``step(*inputs)`` returns ``(loss, grads)``, a float and a numpy array of one
+    gradient per parameter; ``step.backward(*inputs)`` adds them into each
+    ``.grad`` instead, as ``loss.backward()`` does; ``step.forward(*inputs)``
+    gives the loss only.  Inputs must have the traced shapes.
 
-    >>> from micrograd import Value
-    >>> a, b = Value(2.0), Value(-1.0)
-    >>> step = compile(lambda xs: sum((a * x + b).relu() for x in xs), ([1.0, 2.0],), params=[a, b])
-    >>> loss, grads = step([3.0, 0.25])   # relu(5) + relu(-0.5)
-    >>> loss, grads.tolist()
-    (5.0, [3.0, 1.0])
-
-    With ``batched=True``, ``example_inputs`` is ONE sample and ``fn`` that
-    sample's loss; the step (a ``BatchedStep``) takes a batch of any size,
-    each input with a leading batch axis (shape ``(batch, *traced shape)``),
-    and replays the per-sample graph on every sample at once, without
-    tracing again.  It returns the mean over the samples of the loss and of
-    each gradient (``reduction="mean"``, the default: the sum divided by the
-    batch size) or their sum (``reduction="sum"``): the eager engine's
-    per-sample losses and gradients added over the samples in order.
+    With ``batched=True``, ``example_inputs`` is ONE sample and ``fn`` its loss; the
+    step (a ``BatchedStep``) takes a batch of any size, each input of shape
+    ``(batch, *traced shape)`` (``batch_axis=-1``: the batch axis last; a batch that
+    reads both ways, 3 samples of 3 numbers, needs ``batch_axis`` said), and
+    returns the mean over the samples of the loss and of each gradient
+    (``reduction="mean"``) or their sum (``"sum"``), as the eager loop adds them.
 
     >>> w = Value(0.5)
     >>> step = compile(lambda x, y: (w * x - y) ** 2, (1.0, 2.0), params=[w], batched=True)
@@ -134,16 +129,41 @@ def compile(  # noqa: A001 - micrograd.compile, as torch.compile
     of different lengths are: ``fn`` returns ``(loss, parts)``, the loss and the Values
     it adds up, traced at the largest size, and each call takes ``sizes=``, the parts
     each sample keeps; its numbers are those of its smaller graph, bit for bit
-    (``micrograd.compiler.ragged``).
+    (``micrograd.compiler.ragged``).  With ``ragged="mean"`` (or ``"sum"``) ``fn``
+    returns the parts only, and each sample's loss is the mean (sum) of its own
+    parts, ``micrograd.sum(parts) * (1 / size)``: no size is baked in.
     """
     args = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
-    check_options(fn, args, batched, reduction, ragged)
+    check_options(fn, args, batched, reduction, ragged, batch_axis)
+    step = traced_step(fn, args, params, batched, reduction, ragged)
+    if isinstance(step, BatchedStep):
+        step.batch_axis = batch_axis
+    return step
+
+
+def traced_step(
+    fn: Callable[..., Any], args: tuple[Any, ...], params: Any, batched: bool, reduction: str, ragged: Any
+) -> CompiledStep:
+    """``compile``'s step, its options checked: traced, planned, bound (watching the model, if given)."""
+    model = params if is_model(params) else None
     parts: list[Any] = []
-    traced = trace(partial(loss_and_parts, fn, parts) if ragged else fn, args, params)  # type: ignore[arg-type]
+    found = params if model is None else model.parameters()
+    if ragged in ("mean", "sum"):  # the loss made here, its 1 / size an input of its own
+        fn, args = partial(reduce_parts, fn, ragged), (*args, 1.0)
+    traced = trace(partial(loss_and_parts, fn, parts) if ragged else fn, args, found)
     step = plan_and_bind(traced, batched, reduction, parts if ragged else None)
+    if isinstance(step, BatchedStep) and ragged in ("mean", "sum"):
+        step.part_reduction = ragged
+    if model is not None:
+        step.watch(model)
     if not traced.params and step.frozen_values:
         warn_frozen(step.frozen_values)
     return step
+
+
+def is_model(params: object) -> bool:
+    """Whether ``params`` is a model (it has a ``parameters()`` method), not the parameters."""
+    return not isinstance(params, Value) and callable(getattr(params, "parameters", None))
 
 
 def warn_frozen(count: int) -> None:
@@ -153,8 +173,24 @@ def warn_frozen(count: int) -> None:
         "traced function (a model's weights?): they are frozen at their traced values and get no "
         "gradients, so training would not move them. Pass params=model.parameters()",
         FrozenParametersWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
+
+
+def reduce_parts(fn: Callable[..., Any], how: str, *args: Any) -> tuple[Value, Any]:
+    """(``ragged="mean"`` or ``"sum"``) ``fn``'s parts and their sum, times the last argument, the
+    sample's ``1 / size`` (``"sum"``: 1.0): the eager ``micrograd.sum(parts) * (1.0 / len(parts))``."""
+    from ..ops.basic import sum as sum_node
+
+    *inputs, scale = args
+    parts = fn(*inputs)
+    if not isinstance(parts, (list, tuple)) or not parts or not all(isinstance(p, Value) for p in parts):
+        raise TypeError(
+            f'compile(..., ragged="{how}") needs fn to return its parts, a non-empty list of Values '
+            f"(the loss is their {how}, made by compile); got {type(parts).__name__}"
+        )
+    total = sum_node(parts)
+    return (total * scale if how == "mean" else total), list(parts)
 
 
 def loss_and_parts(fn: Callable[..., Any], parts: list[Any], *args: Any) -> Value:
@@ -192,7 +228,12 @@ def plan_and_bind(
 
 
 def check_options(
-    fn: object, args: tuple[Any, ...], batched: object, reduction: object, ragged: object = False
+    fn: object,
+    args: tuple[Any, ...],
+    batched: object,
+    reduction: object,
+    ragged: object = False,
+    batch_axis: object = None,
 ) -> None:
     """A TypeError or ValueError that says what to pass, for options ``compile`` cannot take."""
     if not callable(fn):
@@ -208,7 +249,12 @@ def check_options(
         )
     if batched and not args:
         raise ValueError("compile(batched=True) needs at least one input to carry the batch axis")
-    if not isinstance(ragged, bool):
-        raise TypeError(f"compile(ragged=...) must be True or False, got {type(ragged).__name__}")
+    if not isinstance(ragged, bool) and ragged not in ("mean", "sum"):
+        raise TypeError(f"compile(ragged=...) must be True, False, 'mean' or 'sum', got {ragged!r}")
     if ragged and not batched:
         raise ValueError("compile(ragged=True) cuts a batch's samples to their sizes: it needs batched=True")
+    if batch_axis not in (None, 0, -1) or (batch_axis is not None and not batched):
+        raise ValueError(
+            "compile(batch_axis=...) says where a batch's samples are: 0 (samples first, "
+            f"(batch, *shape)) or -1 (features first, (*shape, batch)), with batched=True; got {batch_axis!r}"
+        )

@@ -35,6 +35,7 @@ May import what ``compiler`` may; reads the plan's groups and gathers and sets t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,7 @@ from ..engine import Value
 from .errors import CompileError, load_numpy
 from .groups import Gather, Group
 from .plan import Plan
+from .trace import TracerWarning
 
 if TYPE_CHECKING:
     import numpy as np
@@ -66,6 +68,27 @@ def part_tags(parts: Sequence[Value], nodes: Iterable[Value]) -> dict[Value, int
     return tags
 
 
+def warn_traced_size(tags: dict[Value, int], plan: Plan, n: int) -> None:
+    """A ``TracerWarning`` if the nodes every sample keeps read a constant equal to the traced count
+    of parts or its inverse (``sum(parts) / len(parts)``): every sample would be scaled by the
+    traced size, not its own."""
+    fed = {*plan.trace.inputs, *plan.trace.params}
+    for v, tag in tags.items():
+        if tag != ALWAYS or n < 2:
+            continue
+        for c in v._prev:
+            if not c._prev and c not in fed and c.data in (n, 1.0 / n):
+                warnings.warn(
+                    f"ragged=True: the loss reads the constant {c.data:g}, the traced count of parts ({n}) "
+                    f"or its inverse, outside the parts: every sample would be scaled by it, not by its own "
+                    'size. Let compile make the loss (ragged="mean": fn returns the parts only), or pass '
+                    "1 / size as an input of the loss",
+                    TracerWarning,
+                    stacklevel=7,  # (compile's caller)
+                )
+                return
+
+
 class Cuts:
     """What cutting a plan's graph to a sample's size needs: the tags of the terms of the ordered
     sums that read the parts (``sums``: (index in ``groups``, (terms, nodes) tags)), of the
@@ -87,6 +110,7 @@ class Cuts:
             )
         tags = part_tags(parts, graph.nodes)
         self.n_parts = len(parts)
+        warn_traced_size(tags, plan, len(parts))
         self.param_tags: Ints = np.array([tags.get(p, ALWAYS) for p in plan.trace.params], dtype=np.intp)
         value_at = {s: v for v, s in plan.layout.slot.items()}
         self.sums: list[tuple[int, Ints]] = []
@@ -97,7 +121,12 @@ class Cuts:
                 outer = np.array([tags[v] == ALWAYS for v in members])
                 if ((terms != ALWAYS) & outer[None, :]).any():
                     if grp.shared:
-                        raise CompileError("ragged=True: an ordered sum of the parts the samples share")
+                        raise CompileError(
+                            "ragged=True: no part reads an input, so every sample has the same parts and "
+                            "the step adds them up once for all samples: a sum it cannot cut to each "
+                            "sample's size. Give each part the sample it belongs to (parts are usually "
+                            "computed from the sample's inputs), or compute this loss without ragged=True"
+                        )
                     self.sums.append((i, terms))
                 continue
             for v in members:

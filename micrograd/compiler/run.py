@@ -31,6 +31,7 @@ from .groups import (
     sum_uses,
     write_to,
 )
+from .params import HasParameters, check_parameters, watcher
 from .plan import Plan
 from .ragged import Cuts
 from .trace import as_array
@@ -56,6 +57,8 @@ class CompiledStep:
         np = load_numpy()
         trace, layout = plan.trace, plan.layout
         self.params = tuple(trace.params)
+        self.model: HasParameters | None = None  # (compile(params=model), see watch) checked at every call
+        self._changed: Callable[[], Sequence[Value] | None] | None = None
         self.input_shapes: tuple[tuple[int, ...], ...] = tuple(trace.shapes)
         self.num_nodes = plan.num_nodes  # traced nodes the loss depends on
         # per parameter, whether the loss's graph holds it (False: the eager backward leaves its .grad alone)
@@ -98,7 +101,17 @@ class CompiledStep:
 
     # ---- running -------------------------------------------------------------------------------
 
+    def watch(self, model: HasParameters) -> None:
+        """Check at every call that ``model``'s parameters are still the Values traced (``params.py``)."""
+        self.model, self._changed = model, watcher(model, self.params)
+
+    def check_model(self) -> None:
+        """(Watching a model) a ``ReplacedParameterError`` if its parameters are not the Values traced."""
+        if self._changed is not None:
+            check_parameters(self._changed(), self.params, self.model)
+
     def _load(self, inputs: tuple[Any, ...]) -> None:
+        self.check_model()
         if len(inputs) != len(self.input_shapes):
             raise ValueError(
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
@@ -439,6 +452,12 @@ class CompiledStep:
         return loss
 
 
+def reads_both_ways(arr: Floats, shape: tuple[int, ...]) -> bool:
+    """Whether ``arr`` is a batch of samples of ``shape`` both samples first and features first:
+    every axis of one length (3 samples of 3 numbers), more than 1 (one number reads the same)."""
+    return arr.shape[1:] == shape and len(set(arr.shape)) == 1 and arr.shape[0] > 1
+
+
 class BatchedStep(CompiledStep):
     """A loss traced on one sample, replayed over a batch of any size; made by
     ``compile(..., batched=True)``.
@@ -460,6 +479,8 @@ class BatchedStep(CompiledStep):
         self._constant_data = self._vals[self._const_rows].copy()
         self._slots, self._n_contrib = len(self._vals), len(self._contrib)
         self.batch_size = 0  # of the last call: the arrays' width
+        self.batch_axis: int | None = None  # 0: samples first, -1: last; None: first, if the shapes say so
+        self.part_reduction = ""  # (ragged="mean" or "sum") the last input, 1 / size, is given here
         # (ragged, see ragged.py) what cuts a sample's graph to its size, and per call, the
         # parameters each sample's graph does not read (in the layout's order), or None
         self._cuts = None if parts is None else Cuts(plan, self._group_list(), self._all_gathers(), parts)
@@ -538,6 +559,9 @@ class BatchedStep(CompiledStep):
         return arr.astype(np.intp)
 
     def _load(self, inputs: tuple[Any, ...], data: Floats | None = None, sizes: Any = None) -> None:
+        self.check_model()
+        if self.part_reduction:
+            inputs = (*inputs, self._scales(inputs, sizes))
         if sizes is not None and self._cuts is None:
             raise TypeError("sizes= is a ragged step's: compile(..., batched=True, ragged=True)")
         if len(inputs) != len(self.input_shapes):
@@ -545,11 +569,13 @@ class BatchedStep(CompiledStep):
                 f"the step was traced with {len(self.input_shapes)} inputs, got {len(inputs)}; "
                 "the graph is fixed at trace time"
             )
-        arrays = [as_array(x, f"input {i}") for i, x in enumerate(inputs)]
+        arrays = self._samples_first([as_array(x, f"input {i}") for i, x in enumerate(inputs)])
         batch = -1
         for i, (arr, shape) in enumerate(zip(arrays, self.input_shapes)):
             if arr.shape[1:] != shape or arr.ndim != len(shape) + 1:
                 hint = " (one sample: give a batch of one, e.g. x[None] or [x])" if arr.shape == shape else ""
+                if self.batch_axis is None and arr.ndim == len(shape) + 1 and arr.shape[:-1] == shape:
+                    hint = " (features first? compile(..., batch_axis=-1) takes the batch axis last)"
                 wanted = "(batch" + "".join(f", {d}" for d in shape) + ("" if shape else ",") + ")"
                 raise ValueError(
                     f"input {i} has shape {arr.shape}, but a batched step takes a batch of samples of the "
@@ -573,6 +599,40 @@ class BatchedStep(CompiledStep):
         data = (self._param_data() if data is None else data[self._slot_order])[:, None]
         self._put_params(vals, data)
         self._put_params(self._vals1, data)
+
+    def _scales(self, inputs: tuple[Any, ...], sizes: Any) -> Floats:
+        """(``ragged="mean"`` or ``"sum"``) each sample's ``1 / size`` (``"sum"``: 1.0), the input
+        that makes its loss the mean of its own parts."""
+        np = load_numpy()
+        if len(inputs) != len(self.input_shapes) - 1:
+            raise ValueError(
+                f"the step was traced with {len(self.input_shapes) - 1} inputs, got {len(inputs)}"
+            )
+        first = as_array(inputs[0], "input 0")
+        batch = first.shape[self.batch_axis or 0] if first.ndim else 1
+        size = np.full(batch, self.parts) if sizes is None else self._check_sizes(sizes, batch)
+        scales: Floats = 1.0 / size if self.part_reduction == "mean" else np.ones(batch)
+        return scales
+
+    def _samples_first(self, arrays: list[Floats]) -> list[Floats]:
+        """The inputs with the batch axis first (``batch_axis=-1``: moved there), or a ValueError if
+        ``batch_axis`` is not given and every input reads both ways (3 samples of 3 numbers)."""
+        np = load_numpy()
+        if self.batch_axis == -1:
+            return [np.moveaxis(a, -1, 0) if a.ndim else a for a in arrays]
+        telling = [(i, a) for i, (a, s) in enumerate(zip(arrays, self.input_shapes)) if s]
+        if (
+            self.batch_axis is None
+            and telling
+            and all(reads_both_ways(a, self.input_shapes[i]) for i, a in telling)
+        ):
+            i, a = telling[0]
+            raise ValueError(
+                f"input {i} has shape {a.shape}: {a.shape[0]} samples of shape {a.shape[1:]}, or the other "
+                "way round (features first)? A square batch reads both ways; say which with "
+                "compile(..., batched=True, batch_axis=0) (samples first) or batch_axis=-1 (features first)"
+            )
+        return arrays
 
     def _cut_sizes(self, sizes: Any) -> None:
         """The masks for samples of ``sizes`` parts (None: all whole), and which parameters they cut off."""
@@ -612,9 +672,11 @@ class BatchedStep(CompiledStep):
         with np.errstate(all="ignore"):  # inf and nan are results here, as in the engine
             self._forward()
             self._backward()
-            grads = self._reduce(self._sample_grads())[self._user_order]
+            grads = self._reduce(self._sample_grads())
+            if self._cut_off is not None:  # reached by no sample: .grad keeps its 0.0, as in the eager loop
+                grads[self._cut_off.all(axis=0)] = 0.0
             loss = self._reduce(self._vals[self._root][:, None])
-        return float(loss[0]), grads
+        return float(loss[0]), grads[self._user_order]
 
     def per_sample(
         self, *inputs: Any, data: Floats | None = None, sizes: Any = None

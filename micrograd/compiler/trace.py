@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._core.grad_mode import enable_grad, hear_data_reads, is_anomaly_enabled
 from .._core.nodes import NO_GRAD
 from ..engine import Value
+from ..func.reads import ReadLog, constants_read, unwatch, watch_reads
 from .errors import CompileError, load_numpy
 
 if TYPE_CHECKING:
@@ -69,11 +70,6 @@ def param_list(params: Any) -> list[Value]:
     """``params`` as a list of distinct leaf Values, or an error that says what to pass."""
     if isinstance(params, Value):
         return [params]
-    if callable(getattr(params, "parameters", None)):
-        raise TypeError(
-            f"compile(params=...) takes the parameters, not the model: pass params=model.parameters() "
-            f"(got a {type(params).__name__})"
-        )
     if callable(params):
         raise TypeError(
             f"compile(params=...) got a function or method ({getattr(params, '__qualname__', params)!r}); "
@@ -119,10 +115,15 @@ def trace(fn: Callable[..., Value], example_inputs: tuple[Any, ...], params: Ite
             "gradient for nan or inf; to find where a nan comes from, run the step eagerly "
             "(loss = fn(...); loss.backward()) inside detect_anomaly()",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    with hear_data_reads(warn_data_read), enable_grad():
-        root = fn(*nested)
+    for v in inputs:
+        watch_reads(v)  # (.data reads noted, to warn of those that reach the loss as constants)
+    try:
+        with hear_data_reads(warn_data_read), enable_grad(), ReadLog() as log:
+            root = fn(*nested)
+    finally:
+        unwatch(inputs)
     if not isinstance(root, Value):
         raise TypeError(f"the traced function must return a Value (the loss), got {type(root).__name__}")
     if root._op == NO_GRAD:
@@ -131,7 +132,23 @@ def trace(fn: Callable[..., Value], example_inputs: tuple[Any, ...], params: Ite
             "nothing to differentiate: take the no_grad() block away from the loss (compile traces with "
             "grad enabled; a no_grad() inside the function still switches it off)"
         )
+    warn_constants_read(root, log, [*inputs, *found])
     return Trace(root, inputs, [a.shape for a in arrays], found)
+
+
+def warn_constants_read(root: Value, log: ReadLog, fed: list[Value]) -> None:
+    """A ``TracerWarning`` at each line whose ``x.data`` read reached the loss as a constant
+    (``x.data * x``): the step would keep the traced number.  A read that only picks a branch
+    (``if x.data > 0``) is not warned of (the branch is baked in, as the docs say)."""
+    for (file, line), number in constants_read(root, log, fed):
+        warnings.warn_explicit(
+            f"x.data read while micrograd.compile traces reached the loss as the constant {number!r}: the "
+            "compiled step keeps this traced number for every input. Compute with the Value itself "
+            "(x, not x.data)",
+            TracerWarning,
+            file,
+            line,
+        )
 
 
 def warn_data_read(what: str, kind: str) -> None:

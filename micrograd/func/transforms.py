@@ -43,9 +43,10 @@ from typing import Any, NamedTuple
 from .. import engine
 from .._core import nodes
 from .._core.context import Context
-from .._core.grad_mode import data_read, data_read_hooks, enable_grad, hear_data_reads
+from .._core.grad_mode import enable_grad, hear_data_reads
 from .._core.nodes import no_rule_error
 from ..engine import Function, Value, topological_order
+from .reads import ReadLog, constants_read, watch_reads
 from .reverse import grad as _reverse
 
 __all__ = [
@@ -162,35 +163,8 @@ class _Input(Function):
         return g
 
 
-_DATA_SLOT: Any = Value.__dict__[
-    "data"
-]  # the slot's own descriptor: what a traced input's .data reads and writes
-
-
-class _TracedInput(Value):
-    """A differentiated input while a transform runs ``f``: a Value whose ``.data``, read by ``f``,
-    is reported as ``float(x)`` is (``_warn_of_reads``): ``x.data * x`` would make the first
-    factor a constant, and its gradient silently wrong.  Only these inputs are of this class, so
-    every other Value keeps the plain slot: the engine's ops and its loop run at their full speed.
-    The engine's own reads (its folders) are not reported."""
-
-    __slots__ = ()
-
-    @property
-    def data(self) -> float:
-        if data_read_hooks and not sys._getframe(1).f_code.co_filename.startswith(nodes.ENGINE_DIRS):
-            data_read("x.data", "convert")
-        return _DATA_SLOT.__get__(self)  # type: ignore[no-any-return]
-
-    @data.setter
-    def data(self, value: float) -> None:
-        _DATA_SLOT.__set__(self, value)
-
-
 def _fresh(x: Any) -> Value:
-    out = _Input.apply(x) if isinstance(x, Value) else Value(x)
-    out.__class__ = _TracedInput  # (the same slots: only .data's reads change)
-    return out
+    return watch_reads(_Input.apply(x) if isinstance(x, Value) else Value(x))  # (.data reads noted)
 
 
 # ---- running f on fresh inputs ----------------------------------------------------------------
@@ -240,9 +214,11 @@ class _Trace:
         for i, arg in enumerate(args):
             if i not in self.picks:
                 call_args[i] = _constants(arg)
-        self.out, aux = _call(name, f, call_args, has_aux)
+        with ReadLog() as log:
+            self.out, aux = _call(name, f, call_args, has_aux)
         self.aux = _plain_tree(aux, self.values)
         self.out_leaves, self.out_shape = _flatten(self.out, "the function's output")
+        _warn_of_constants(name, log, [v for v in self.out_leaves if isinstance(v, Value)], self.inputs)
 
     def per_input(self, derivatives: Sequence[Any]) -> Any:
         """One derivative per differentiated leaf, arranged as the arguments (a tuple of them
@@ -295,6 +271,20 @@ def _warn_of_reads(name: str) -> Callable[[str, str], None]:
         )
 
     return warn
+
+
+def _warn_of_constants(name: str, log: ReadLog, outputs: list[Value], inputs: list[Value]) -> None:
+    """A warning at each line whose ``x.data`` read reached the output as a constant (``x.data * x``);
+    a read that only picks a branch (``if x.data > 0``), or feeds a lecture-style op, is fine."""
+    for (file, line), _ in constants_read(outputs, log, inputs):
+        warnings.warn_explicit(
+            f"micrograd.func.{name}: x.data reads a Value the transform traces as a plain number, and that "
+            "number reached the result as a constant: no gradient flows through it. Compute with the "
+            "Value itself (x, not x.data)",
+            TracedValueReadWarning,
+            file,
+            line,
+        )
 
 
 class TracedValueReadWarning(UserWarning):

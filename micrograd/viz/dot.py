@@ -237,7 +237,9 @@ def run_dot(args: list[str], source: str, timeout: float | None) -> subprocess.C
     messages.  Past ``timeout`` seconds (``None``: no limit) it is stopped and
     ``subprocess.TimeoutExpired`` raised; so it is on any other exception (Ctrl-C).  ``dot`` runs
     in a process group of its own and the whole group is killed, so that nothing it started (a
-    wrapper script's children, a plugin) is left running: ``dot`` can lay out for an hour."""
+    wrapper script's children, a plugin) is left running: ``dot`` can lay out for an hour.  If
+    this process ends first, however it ends (``kill -9``, a notebook's kernel restarted), a
+    ``watchdog`` kills the group."""
     posix = os.name == "posix"
     with subprocess.Popen(
         ["dot", *args],
@@ -246,6 +248,7 @@ def run_dot(args: list[str], source: str, timeout: float | None) -> subprocess.C
         stderr=subprocess.PIPE,
         start_new_session=posix,  # its own process group, killed whole below
     ) as proc:
+        guard = watchdog(proc.pid) if posix else None
         try:
             out, err = proc.communicate(source.encode("utf-8"), timeout=timeout)
         except BaseException:
@@ -255,7 +258,32 @@ def run_dot(args: list[str], source: str, timeout: float | None) -> subprocess.C
             proc.kill()
             proc.wait()  # reaped: no zombie either (the pipes are closed on leaving the with)
             raise
+        finally:
+            if guard is not None:
+                call_off(guard)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def watchdog(group: int) -> subprocess.Popen[bytes]:
+    """A ``sh`` that kills process ``group`` once this process has ended, however it ended: it
+    reads a pipe that only this process writes to, and the system closes that pipe when this
+    process ends (SIGKILL included, which no handler and no ``finally`` sees).  In a session of
+    its own, so that a Ctrl-C or a kill of this process's group does not stop it first."""
+    return subprocess.Popen(
+        ["/bin/sh", "-c", 'read _ ; kill -9 "-$1"', "micrograd-dot-watchdog", str(group)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def call_off(guard: subprocess.Popen[bytes]) -> None:
+    """Stop a ``watchdog`` before it acts (``dot`` ended, or was killed here), and reap it."""
+    guard.kill()
+    guard.wait()
+    assert guard.stdin is not None
+    guard.stdin.close()
 
 
 #: Seconds ``explore(layout="auto")`` gives Graphviz before drawing the graph with the built-in
