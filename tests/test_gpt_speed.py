@@ -107,7 +107,10 @@ def test_ordered_matmul_adds_each_dot_product_first_to_last(
         # the products with the contracted axis innermost in memory, added along it
         products = np.multiply(a[..., :, None, :], np.swapaxes(b, -1, -2)[..., None, :, :], order="C")
         assert _bits(np.add.reduce(products, axis=-1).ravel()) != _bits(want.ravel())
-        assert _bits(np.matmul(a, b).ravel()) != _bits(want.ravel())
+        # BLAS's order depends on the kernel the processor gets: a lone dot product may come out
+        # in order on one machine and not another, so only products of many entries are compared
+        if want.size > 1:
+            assert _bits(np.matmul(a, b).ravel()) != _bits(want.ravel())
 
 
 def test_ordered_matmul_keeps_the_sign_of_a_zero_as_the_first_to_last_sum_does() -> None:
