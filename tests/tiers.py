@@ -67,9 +67,17 @@ def chromium_users(path: Path) -> frozenset[str]:
         found |= more
 
 
+@cache
 def drives_a_browser(path: Path) -> bool:
     """Whether a test file imports tests/browser_support.py, the one way the tests start Chromium."""
-    return "browser_support" in path.read_text(encoding="utf-8")
+    imports = [
+        n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.ImportFrom)
+    ]
+    return any(
+        node.module == "tests.browser_support"
+        or (node.module == "tests" and "browser_support" in {alias.name for alias in node.names})
+        for node in imports
+    )
 
 
 def kinds_of(path: Path, test: str, fixtures: Iterable[str]) -> set[str]:
