@@ -9,7 +9,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test$(if $(filter 1,$(SKIP_TORCH)),-without-torch,)
 BROWSER_STAMP := $(VENV)/.installed-browser
 
-.PHONY: setup setup-demo demo demos test lint check bench docs serve clean
+.PHONY: setup setup-demo demo demos test test-fast lint check bench docs serve clean
 
 $(DEMO_STAMP): setup.cfg pyproject.toml scripts/setup.sh
 	VENV=$(VENV) bash scripts/setup.sh demo
@@ -31,8 +31,19 @@ setup: $(TEST_STAMP) $(BROWSER_STAMP)  ## everything: the demos' environment, de
 demo: $(DEMO_STAMP)  ## train micrograd's moons demo, write its PNGs to $(OUT)/
 	$(PY) -m demos.moons --out $(OUT)
 
+# The tests run in parallel (pytest-xdist), one worker per core (JOBS=0 runs them in one process;
+# JOBS=4 runs four workers); a file's tests share a worker, so a file's browser or built site is
+# made once. PYTEST_ARGS adds to pytest's command line (.ci/run adds --durations=25).
+JOBS ?= auto
+PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
+# What `make test-fast` leaves out: the tests of these kinds (tests/tiers.py marks them).
+FAST := not browser and not notebook and not docs_build and not demo
+
 test: $(TEST_STAMP) $(BROWSER_STAMP)  ## the whole test suite, doctests of the packages included
-	$(PY) -m pytest -q --doctest-modules micrograd nn tests
+	$(PYTEST) --doctest-modules micrograd nn tests
+
+test-fast: $(TEST_STAMP)  ## the suite without the browser, notebook, docs-build and demo tests
+	$(PYTEST) -m "$(FAST)" --doctest-modules micrograd nn tests
 
 demos: $(DEMO_STAMP)  ## every demo, full length, PNGs in $(OUT)/
 	$(PY) -m demos.moons --out $(OUT)
