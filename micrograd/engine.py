@@ -13,10 +13,10 @@ Every op is a ``Function``: ``forward`` computes the result from the operands' n
 ``explain``, the pictures and forward mode.  Patch a rule (``Mul.backward = my_rule``) and every
 graph built afterwards uses it.
 
-Reading order: ``Function`` (its ``ctx``: micrograd/_core/context.py); the lecture's ops (``+``, ``*``,
-``**``, ``tanh``, ``relu``); the graph walk and the chain-rule loop ``backward()`` runs; ``Value``.
-The rest of the catalogue (``-``, ``/``, ``exp``, ...) is micrograd/ops/basic.py.  Last, below the
-reading path: how nodes are made, hooks and ``detect_anomaly``.
+Reading order: the chain-rule loop ``backward()`` runs, first; ``Function`` (its ``ctx``:
+micrograd/_core/context.py); the lecture's ops (``+``, ``*``, ``**``, ``tanh``, ``relu``); the graph
+walk the loop follows; ``Value``.  The rest of the catalogue (``-``, ``/``, ``exp``, ...) is
+micrograd/ops/basic.py.  Last, below the reading path: how nodes are made, hooks and ``detect_anomaly``.
 
 >>> x = Value(-4.0)
 >>> y = (2 * x + 2 + x).relu() + x**3 / 2 - (x * x + 1).log()
@@ -29,13 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from math import copysign
 from sys import getrecursionlimit
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from ._core import grad_mode, hooks
-from ._core.bookkeeping import ZERO_SUM, add_into_grad, grad_plus, pause_collector
+from ._core.bookkeeping import accumulate_grad, collector_paused
 from ._core.coerce import checked_gradients, forward_result, to_float
 from ._core.context import FORWARD_CTX, Context, NodeContext, args_of, values_context
 from ._core.grad_mode import watched_threads
@@ -56,12 +55,56 @@ from .math.generic import pow, tanh, where  # noqa: A004 - math that works on fl
 
 Number = int | float
 Operand = Union["Value", int, float]
-Observer = Callable[["Value", Any, Sequence[Any] | None, dict["Value", Any]], None]  # hears each step
+Grads = dict["Value", Any]  # d(root)/d(node) for each node (None: no gradient reached it)
+Observer = Callable[["Value", Any, Sequence[Any] | None, Grads], None]  # hears each step
 
 if TYPE_CHECKING:  # the methods ops/ attaches, for the type checker (scripts/gen_value_methods.py)
     from ._core.value_methods import AttachedMethods
 else:
     AttachedMethods = object
+
+
+# ---- backward(): the chain-rule loop -----------------------------------------------------------
+
+
+def backpropagate(
+    seeds: Grads, create_graph: bool = False, into_grad: bool = False, observe: Observer | None = None
+) -> Grads:
+    """d(root)/d(node) for each node behind ``seeds`` (None: unreached), into ``.grad`` if ``into_grad``."""
+    if watched_pass(create_graph, observe):  # hooks, detect_anomaly, observe, create_graph: below
+        return backpropagate_watched(seeds, create_graph, into_grad, observe)
+    ctx = NodeContext.__new__(NodeContext)  # what the built-in rules read: the node's numbers
+    with collector_paused():  # (the graph has no cycles: Python's collector would only slow the loop)
+        grads = topological_order(seeds)  # every node behind the outputs, each after its operands
+        grads.update(seeds)
+        for node, g in reversed(grads.items()):  # a node comes after every node computed from it
+            if g is None:  # (else g is d(root)/d(node), complete: every op that used the node added to it)
+                continue  # no path from the outputs carries a gradient here
+            if into_grad:
+                accumulate_grad(node, g)  # node.grad += g, zeros' signs as PyTorch: _core/bookkeeping.py
+            fn, prev = node._fn, node._prev
+            if fn is not None and fn.builtin:  # an op of ours, on its numbers
+                ctx.node = node
+                received = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
+            else:  # a leaf sends nothing; a lecture closure or a user's op: the watched step
+                received = watched_step(node, g, grads)
+            if len(prev) != 2:
+                add_received(grads, prev, received)  # one operand, or many, or none
+                continue
+            (a, b), (ga, gb) = prev, received  # two, as most ops have (written out: 14% fewer instructions)
+            if ga is not None:  # each operand adds what it received: a node used twice gets the sum
+                grads[a] = ga if grads[a] is None else grads[a] + ga
+            if gb is not None:
+                grads[b] = gb if grads[b] is None else grads[b] + gb
+    return grads
+
+
+def add_received(grads: Grads, operands: Sequence[Value], received: Sequence[Any]) -> None:
+    """Each operand adds what it received (None: nothing) to its gradient so far, in ``grads``."""
+    for child, part in zip(operands, received):
+        if part is not None:
+            so_far = grads[child]
+            grads[child] = part if so_far is None else so_far + part
 
 
 # ---- what an op is ---------------------------------------------------------------------
@@ -212,52 +255,7 @@ class ReLU(Function):
         return (where(ctx.output <= 0.0, 0.0, g),)  # gated by the output, as PyTorch: relu'(0) = 0
 
 
-# ---- backward(): the chain-rule loop, and the graph walk it follows -----------------------
-
-
-def backpropagate(
-    seeds: dict[Value, Any],
-    create_graph: bool = False,
-    into_grad: bool = False,
-    observe: Observer | None = None,
-) -> dict[Value, Any]:
-    """The chain rule from the outputs (``seeds``: d(root)/d(output)) back to the leaves: d(root)/d(node)
-    for every node behind them (None where none reached), added into ``.grad`` with ``into_grad``.
-    ``create_graph`` (rules on Values), ``observe(node, g, received, grads)`` (``explain``,
-    ``detect_anomaly``) and hooks take the watched path, below the reading path."""
-    if create_graph or observe is not None or hooks.REGISTERED[0] or grad_mode.anomaly_threads:
-        return backpropagate_watched(seeds, create_graph, into_grad, observe)
-    ctx = NodeContext.__new__(NodeContext)  # what the built-in rules read: the node's numbers
-    pause_collector(True)  # (the graph has no cycles: Python's collector would only slow the loop)
-    try:
-        grads = topological_order(seeds)  # every node behind the outputs, each after its operands
-        grads.update(seeds)
-        for node, g in reversed(grads.items()):  # a node comes after every node computed from it
-            if g is None:  # (g is d(root)/d(node), complete: every op that used the node has added to it)
-                continue  # no path from the outputs carries a gradient here
-            if into_grad:  # .grad += g, as PyTorch: a fresh .grad takes g as it is, +0.0 as ZERO_SUM
-                fresh = not (so_far := node.grad) and so_far is not ZERO_SUM  # 0.0 or None: none yet
-                node.grad = (g if g or copysign(1.0, g) < 0 else ZERO_SUM) if fresh else grad_plus(node, g)
-            fn, prev = node._fn, node._prev
-            if fn is not None and fn.builtin:  # an op of ours, on its numbers
-                ctx.node = node
-                received = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
-            else:  # a leaf sends nothing; a lecture closure or a user's op: the watched step
-                received = watched_step(node, g, grads) if prev or fn is not None else ()
-            # Each operand adds what it received to its gradient so far: a node used twice gets the sum.
-            if len(prev) == 2:  # (two operands written out, as most ops have: backward() 16% faster)
-                (a, b), (ga, gb) = prev, received
-                if ga is not None:
-                    grads[a] = ga if (so_far := grads[a]) is None else so_far + ga
-                if gb is not None:
-                    grads[b] = gb if (so_far := grads[b]) is None else so_far + gb
-                continue
-            for child, part in zip(prev, received):
-                if part is not None:
-                    grads[child] = part if (so_far := grads[child]) is None else so_far + part
-    finally:
-        pause_collector(False)
-    return grads
+# ---- the graph walk the chain-rule loop follows --------------------------------------------
 
 
 def topological_order(roots: Iterable[Value]) -> dict[Value, Any]:
@@ -560,6 +558,12 @@ def operand(x: object) -> Value:
 # ---- backward() when something is watched: hooks, observe, create_graph, closures, users' ops ----
 
 
+def watched_pass(create_graph: bool, observe: Observer | None) -> bool:
+    """Whether a backward pass takes the watched path: under ``create_graph``, with an observer
+    (``explain``, the pictures), while a hook is registered on any node or ``detect_anomaly`` is on."""
+    return create_graph or observe is not None or bool(hooks.REGISTERED[0]) or bool(grad_mode.anomaly_threads)
+
+
 def backpropagate_watched(
     seeds: dict[Value, Any], create_graph: bool, into_grad: bool, observe: Observer | None
 ) -> dict[Value, Any]:
@@ -567,8 +571,7 @@ def backpropagate_watched(
     hears every step (in ``detect_anomaly``, checks every gradient), ``create_graph`` runs Values."""
     if observe is None and get_ident() in grad_mode.anomaly_threads:
         observe = partial(grad_mode.check_finite, where=where_made)
-    pause_collector(True)
-    try:
+    with collector_paused():
         grads = topological_order(seeds)
         grads.update(seeds)
         for node in reversed(grads):
@@ -580,22 +583,23 @@ def backpropagate_watched(
             if not node._prev and node._fn is None:
                 continue  # a leaf: nothing behind it
             received = watched_step(node, g, grads, create_graph, observe)
-            for child, part in zip(node._prev, received):
-                if part is not None:
-                    grads[child] = part if grads[child] is None else grads[child] + part
-    finally:
-        pause_collector(False)
-    if into_grad:
-        add_into_grad(grads)
+            add_received(grads, node._prev, received)
+    if into_grad:  # each gradient, complete (a hook's replacement included), into .grad
+        for node, g in grads.items():
+            if g is not None:
+                accumulate_grad(node, g)
     return grads
 
 
 def watched_step(
     node: Value, g: Any, grads: dict[Value, Any], create_graph: bool = False, observe: Observer | None = None
 ) -> Sequence[Any]:
-    """An op's step off the plain path: a closure (adds into grads), no rule, a user's op, Values."""
+    """An op's step off the plain path: a leaf (nothing), a closure (adds into grads), no rule, a
+    user's op, Values."""
     fn = node._fn
     if fn is None:
+        if not node._prev:
+            return ()  # a leaf: nothing behind it
         if observe is None:
             raise no_rule_error(node)
         observe(node, g, None, grads)  # built by hand without a rule: gradients stop here

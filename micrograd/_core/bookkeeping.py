@@ -8,69 +8,67 @@ from __future__ import annotations
 import gc
 import struct
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from math import copysign
 from typing import Any
 
 from .coerce import is_value
 from .nodes import grad_holds_value_error
 
-# What a ``.grad`` holds once gradients summed to exactly 0.0: a float 0.0, but this one object,
-# so that it reads as "0.0 accumulated", where any other 0.0 (a new Value's, ``p.grad = 0.0``,
-# ``zero_grad()``) reads as "no gradient yet" (PyTorch's grad None).  As PyTorch does, the first
-# gradient into a fresh .grad is taken as it is (-0.0 keeps its sign); later ones are added, and
-# 0.0 + -0.0 is 0.0.  Only a zero added to a zero needs the mark: other sums have their sign.
+# PyTorch's rule for the sign of a zero in ``.grad``: the first gradient into a ``.grad`` is taken
+# as it is, so a first -0.0 keeps its sign; the ones after it are added, and 0.0 + -0.0 is 0.0.
+# A .grad of 0.0 (a new Value's, ``p.grad = 0.0``, ``zero_grad()``'s) holds no gradient yet, as
+# PyTorch's None.  So a .grad whose gradients summed to exactly 0.0 needs telling apart from it:
+# it holds ZERO_SUM, a float 0.0 too, but this one object.  (Only a zero added to a zero needs the
+# mark: any other sum has its own sign.)
 ZERO_SUM = float("0")
 
 
-def add_into_grad(grads: dict[Any, Any]) -> None:
-    """Add each node's gradient in ``grads`` into its ``.grad`` (None: none reached it), as
-    PyTorch accumulates: ``backward()``'s last step.  The sign of a zero is PyTorch's (see
-    ZERO_SUM): a fresh .grad takes its first gradient as it is, then gradients are added.
+def accumulate_grad(node: Any, g: Any) -> None:
+    """``node.grad += g``, as PyTorch accumulates a gradient into ``.grad``, zeros' signs included:
+    what ``backward()`` does for each node a gradient reaches (PyTorch's ``AccumulateGrad``).
 
     >>> import math
     >>> from micrograd import Value
     >>> x = Value(1.0)
-    >>> for c in (-0.0, 0.0, -0.0):
-    ...     (x * c).backward()
-    >>> x.grad, math.copysign(1.0, x.grad)
-    (0.0, 1.0)
+    >>> accumulate_grad(x, -0.0); math.copysign(1.0, x.grad)  # the first gradient, as it is
+    -1.0
+    >>> accumulate_grad(x, 0.0); accumulate_grad(x, -0.0); math.copysign(1.0, x.grad)  # a sum
+    1.0
+    >>> accumulate_grad(x, 2.5); x.grad
+    2.5
     """
-    for node, g in grads.items():
-        if g is not None:
-            node.grad = grad_plus(node, g)
+    so_far = node.grad
+    if so_far or so_far is ZERO_SUM:  # gradients already there: add g to them
+        node.grad = add_to_grad(node, g)
+    elif g or copysign(1.0, g) < 0:  # no gradient yet (0.0, -0.0, None, 0): g as it is, -0.0 too
+        node.grad = g
+    else:  # no gradient yet, and g is +0.0: now a sum of zeros (a -0.0 added next gives 0.0)
+        node.grad = ZERO_SUM
 
 
-def grad_plus(node: Any, g: Any) -> Any:
-    """``node.grad`` plus the gradient ``g``, by PyTorch's rule for a zero's sign (see ZERO_SUM).
-    (``backward()``'s loop adds a gradient into a fresh .grad itself, by the same rule.)
+def add_to_grad(node: Any, g: Any) -> Any:
+    """``node.grad`` plus ``g``, for a ``.grad`` that holds gradients already (``accumulate_grad``'s
+    first case): a float, micrograd 0.1.0's int, or a Value, refused with a clear error.
 
     >>> from micrograd import Value
     >>> x = Value(1.0)
-    >>> x.grad = grad_plus(x, 2.0); grad_plus(x, 0.5)
-    2.5
+    >>> x.grad = 2.0; add_to_grad(x, 0.5), add_to_grad(x, -2.0) is ZERO_SUM
+    (2.5, True)
     """
-    old = node.grad
-    if type(old) is not float:
-        return add_to_grad(node, g)  # an int, None, or a Value (an error)
-    if old or g:
-        return old + g or ZERO_SUM  # (x + -x is 0.0: a zero summed)
-    # a zero into a zero: after a sum, 0.0 + -0.0 is 0.0; else the .grad is fresh
-    return ZERO_SUM if old is ZERO_SUM else fresh_grad(g)
-
-
-def fresh_grad(g: Any) -> Any:
-    """What a ``.grad`` that holds no gradient yet (0.0, None, micrograd 0.1.0's 0) becomes with
-    the gradient ``g``: ``g`` as it is, -0.0 too, but a 0.0 as the mark of a sum (ZERO_SUM).
-    (``backward()``'s loop inlines this rule: a call per node would slow it.)
-
-    >>> fresh_grad(-0.0), fresh_grad(0.0) is ZERO_SUM, fresh_grad(2.5)
-    (-0.0, True, 2.5)
-    """
-    return ZERO_SUM if not is_value(g) and not g and copysign(1.0, g) > 0 else g
+    so_far = node.grad
+    if type(so_far) is not float:
+        if is_value(so_far):  # p.grad = <a Value>: adding to it would grow a graph
+            raise grad_holds_value_error(node)
+        return so_far + g  # an int (micrograd 0.1.0's ``p.grad = 0``, summed into): added as it is
+    if so_far or g:
+        return so_far + g or ZERO_SUM  # a sum that comes to 0.0 (x + -x) is a sum of zeros
+    return ZERO_SUM  # a sum of zeros plus a zero: 0.0 + -0.0 is 0.0
 
 
 def accumulate_rows(start: Any, summed: Any, rows: Any, reached: Any) -> tuple[Any, Any]:
-    """``add_into_grad``'s rule on arrays, for many backward passes at once: ``start`` (the .grads)
+    """``accumulate_grad``'s rule on arrays, for many backward passes at once: ``start`` (the .grads)
     and ``summed`` (which of them hold a sum), then each pass's gradients ``rows[k]``, added where
     ``reached[k]`` holds, one pass after the other.  The .grads after, and which hold a sum.
 
@@ -129,7 +127,7 @@ def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> None:
         for row, hits in zip(rows.tolist(), reached.tolist()):
             for node, g, hit in zip(nodes, row, hits):
                 if hit:
-                    node.grad = grad_plus(node, g)
+                    accumulate_grad(node, g)
         return
     start = np.frombuffer(struct.pack(f"{len(grads)}d", *grads))  # (a third of np.asarray's time)
     touched = reached.any(axis=0)
@@ -152,44 +150,35 @@ def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> None:
             nodes[i].grad = values[i]
 
 
-def add_to_grad(node: Any, g: Any) -> Any:
-    """``node.grad`` plus ``g`` for a ``.grad`` that is not a float: an int (micrograd 0.1.0's
-    ``p.grad = 0``), None (no gradient yet), or a Value, refused with a clear error (unless 0).
-    None and 0 hold no gradient yet, as a plain 0.0: ``backward()``'s loop reads them so too."""
-    so_far = node.grad
-    if is_value(so_far):  # p.grad = <a Value>: adding to it would grow a graph
-        if so_far.data != 0.0:
-            raise grad_holds_value_error(node)
-    elif so_far is not None and so_far != 0:
-        return so_far + g
-    return fresh_grad(g)  # None, 0 or a Value of 0: no gradient yet
-
-
 # How many backward passes are running, in all threads, and whether the collector was on when the
 # first of them began; changed under the lock only.
 _passes = [0, False]
 _passes_lock = threading.Lock()
 
 
-def pause_collector(starting: bool) -> None:
-    """Python's cyclic collector off while any backward pass runs (``starting``), back on when the
-    last one ends, if it was on.  The graph has no reference cycles, so the collector would only
-    walk its nodes again and again: a 300,000-node chain's backward took 1.49 s with it, 0.91 s
-    without.  One counter under a lock, so that threads never leave it off (reading
-    ``gc.isenabled()`` and switching it off in two steps did, 2 runs in 40).
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic collector off while any backward pass runs, back on when the last one ends,
+    if it was on.  The graph has no reference cycles, so the collector would only walk its nodes
+    again and again: a 300,000-node chain's backward took 1.49 s with it, 0.91 s without.  One
+    counter under a lock, so that threads never leave it off (reading ``gc.isenabled()`` and
+    switching it off in two steps did, 2 runs in 40).
 
-    >>> pause_collector(True); gc.isenabled()
+    >>> with collector_paused():
+    ...     gc.isenabled()
     False
-    >>> pause_collector(False); gc.isenabled()
+    >>> gc.isenabled()
     True
     """
     with _passes_lock:
-        if starting:
-            if _passes[0] == 0:
-                _passes[1] = gc.isenabled()
-                gc.disable()
-            _passes[0] += 1
-        else:
+        if _passes[0] == 0:
+            _passes[1] = gc.isenabled()
+            gc.disable()
+        _passes[0] += 1
+    try:
+        yield
+    finally:
+        with _passes_lock:
             _passes[0] -= 1
             if _passes[0] == 0 and _passes[1]:
                 gc.enable()
