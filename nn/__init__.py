@@ -15,7 +15,8 @@ needs PyTorch), ``transformer`` (Embedding, Linear, RMSNorm, attention, MLP bloc
 and ``gpt`` (karpathy's microgpt: GPT, CharTokenizer).
 
 May import: ``micrograd`` (its public names), ``micrograd.ops``, ``micrograd.func``,
-``micrograd.scopes`` (named boxes for the explorer), ``micrograd.files``, and ``numpy``, ``torch``
+``micrograd.compiler`` (a compiled GPT step's watch on its parameters), ``micrograd.scopes``
+(named boxes for the explorer), ``micrograd.files``, and ``numpy``, ``torch``
 and ``sklearn`` where a model or a data set asks for them; never the pictures (micrograd.viz: nn is
 a model library, above the engine and beside the pictures) nor micrograd's private parts.
 """
