@@ -22,7 +22,7 @@ import micrograd  # noqa: E402
 from micrograd import Value  # noqa: E402
 from micrograd.compiler import CompiledStep, CompileError, TracerWarning  # noqa: E402
 from micrograd.compiler import compile as mg_compile  # noqa: E402
-from micrograd.compiler.groups import ordered_sum  # noqa: E402
+from micrograd.compiler.kernels import ordered_sum  # noqa: E402
 from tests.test_engine_numerics import give_grad  # noqa: E402
 
 

@@ -398,7 +398,7 @@ def test_a_sum_sends_each_terms_gradient_straight_or_through_a_gather_and_the_nu
     """A sum whose terms are a node used once (its gradient goes straight), a node used twice
     (through contribution slots, then gathered), a parameter and a number; subtracted terms too.
     Repeated calls, with the arrays kept from call to call, give the same numbers."""
-    from micrograd.compiler.groups import CONTRIB, GVALS
+    from micrograd.compiler.kernels import CONTRIB, GVALS
 
     a, b = Value(0.5), Value(-1.5)
     params = [a, b]
@@ -599,10 +599,10 @@ def test_the_plans_optional_passes_change_the_work_not_the_numbers(share: bool) 
 def test_the_plan_names_its_parts() -> None:
     """Groups are keyed by a named tuple (level, op, ...), edges and gather sources too: no
     positional keys to decode."""
-    from micrograd.compiler.batching import Sharing
     from micrograd.compiler.graph import read_graph
-    from micrograd.compiler.grouping import GroupKey, group_nodes
-    from micrograd.compiler.groups import Edge
+    from micrograd.compiler.group_nodes import GroupKey, group_nodes
+    from micrograd.compiler.kernels import Edge
+    from micrograd.compiler.sharing import Sharing
     from micrograd.compiler.trace import trace
 
     w, b = Value(0.5), Value(-1.0)

@@ -1,4 +1,4 @@
-"""The block rules of ``micrograd/compiler/fast.py``: ``Dot`` replayed on its operands as one block
+"""The block rules of ``micrograd/compiler/array_rules.py``: ``Dot`` replayed on its operands as one block
 of rows gives the eager engine's numbers, bit for bit (loss and every gradient, signed zeros,
 inf and nan included), unbatched and batched."""
 
@@ -124,10 +124,10 @@ def linear_over_positions(weights: list[list[Value]], columns: list[list[Value]]
 def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(
     specials: bool, batched: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from micrograd.compiler import fast
-    from micrograd.compiler.fast import dot_grid
+    from micrograd.compiler import array_rules
+    from micrograd.compiler.array_rules import dot_grid
 
-    monkeypatch.setattr(fast, "CALL_COST", 0)  # (a layer this small takes the block path: test the grid's)
+    monkeypatch.setattr(array_rules, "CALL_COST", 0)  # (a small layer takes the block path: test the grid)
 
     rng = random.Random(specials * 2 + batched)
     n_in, n_out, positions = 4, 3, 5

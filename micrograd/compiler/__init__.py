@@ -8,12 +8,12 @@ each a module of this package:
 2. **plan** (``plan.py``, a ``Plan``): read the graph (``graph.py``: left chains of
    additions such as ``sum(...)`` or a neuron's ``w . x + b`` fused into one
    ordered sum), group its nodes by topological level, op and parameters so that
-   one numpy call computes a group (``grouping.py``), then two optional passes, the
+   one numpy call computes a group (``group_nodes.py``), then two optional passes, the
    memory layout (``slots.py``: operands read as views) and, batched, what the
-   samples share (``batching.py``), and decide where every gradient goes
+   samples share (``sharing.py``), and decide where every gradient goes
    (``routes.py``);
 3. **run** (``run.py``, ``CompiledStep``): replay the plan on arrays, groups
-   forward, gradients backward (``groups.py``: ``Group``, ``Gather``).
+   forward, gradients backward (``kernels.py``: ``Group``, ``Gather``).
 
 There is no table of ops: each group runs its op's own ``Function.forward`` and
 ``backward`` on the arrays, the very definition the eager engine runs on floats.

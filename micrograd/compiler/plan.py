@@ -1,8 +1,8 @@
 """Phase 2 of ``micrograd.compile``: the plan, what a compiled step runs and where each number lives.
 
 ``make_plan`` reads the traced graph (``graph.py``), groups its nodes so that one numpy
-call computes a group (``grouping.py``), lays out the value arrays (``slots.py``, an
-optional pass), finds what the samples of a batch share (``batching.py``, an optional
+call computes a group (``group_nodes.py``), lays out the value arrays (``slots.py``, an
+optional pass), finds what the samples of a batch share (``sharing.py``, an optional
 pass for batched steps) and decides where every gradient contribution goes
 (``routes.py``).  Each user op is then run once on small arrays and checked against the
 eager engine (``probe``), so that an op that only works on floats fails here, at compile
@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..engine import Value, vjp
-from .batching import Sharing, shared_by_all_samples
 from .errors import HOW_TO_FIX, CompileError, load_numpy
 from .graph import Graph, read_graph
-from .grouping import group_nodes
-from .groups import Gather, Group
+from .group_nodes import group_nodes
+from .kernels import Gather, Group
 from .routes import Router
+from .sharing import Sharing, shared_by_all_samples
 from .slots import Layout, assign_slots, frozen_values, place_blocks
 from .trace import Trace
 

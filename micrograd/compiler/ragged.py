@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine import Value
 from .errors import CompileError, load_numpy
-from .groups import Gather, Group
+from .kernels import Gather, Group
 from .plan import Plan
 from .trace import TracerWarning
 

@@ -15,11 +15,11 @@ from itertools import count
 from typing import Any
 
 from ..engine import Value
-from .batching import Sharing
 from .errors import load_numpy
 from .graph import Graph
-from .grouping import GroupKey, Template
-from .groups import C_FIRST, CONTRIB, G_FIRST, GRADS, GVALS, Edge, Gather, Group, as_block, as_index
+from .group_nodes import GroupKey, Template
+from .kernels import C_FIRST, CONTRIB, G_FIRST, GRADS, GVALS, Edge, Gather, Group, as_block, as_index
+from .sharing import Sharing
 from .slots import Layout
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core.bookkeeping import add_rows_into_grad
 from .errors import load_numpy
-from .groups import (
+from .kernels import (
     CONTRIB,
     G_FIRST,
     Gather,
@@ -462,7 +462,7 @@ class BatchedStep(CompiledStep):
     """A loss traced on one sample, replayed over a batch of any size; made by
     ``compile(..., batched=True)``.
 
-    The plan is the unbatched one (with ``batching.py``'s pass); each slot of the value
+    The plan is the unbatched one (with ``sharing.py``'s pass); each slot of the value
     arrays becomes a row of ``batch`` numbers, one per sample (values shaped ``(nodes,
     batch)``), so that every group's op runs its own ``forward`` and ``backward`` once on 2-D arrays of shape
     ``(group size, batch)`` and each sample's numbers are those of the eager engine on

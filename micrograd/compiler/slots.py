@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .._core.nodes import CONSTANT
 from ..engine import Value
 from .graph import Graph, Term
-from .grouping import GroupKey
+from .group_nodes import GroupKey
 
 
 def place_blocks(

@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 
 from .._core.context import args_of
 from ..engine import Function, Value
-from .batching import Sharing
 from .graph import Graph
+from .sharing import Sharing
 
 
 class GroupKey(NamedTuple):

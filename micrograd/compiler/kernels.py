@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._core.context import Context
 from ..engine import Function
-from .errors import HOW_TO_FIX, CompileError, load_numpy
-from .fast import (
+from .array_rules import (
     WRITES_INTO,
     array_rules,
     block_rules,
@@ -25,6 +24,7 @@ from .fast import (
     dot_grid_backward,
     dot_grid_forward,
 )
+from .errors import HOW_TO_FIX, CompileError, load_numpy
 
 if TYPE_CHECKING:
     import numpy as np
@@ -70,7 +70,7 @@ class Group:
     per destination instead, each for some of its terms, row by row (term k of every node).
     For an op, ``template`` lists its arguments: ``(True, k)`` for operand k,
     ``(False, number)`` for a parameter; ``ctx`` is the Context of the last forward.
-    ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``batching.py``)."""
+    ``shared``, ``wide`` and ``narrow`` are a batched step's (see ``sharing.py``)."""
 
     __slots__ = (
         "args",
@@ -107,12 +107,12 @@ class Group:
         self, fn: type[Function] | None, template: tuple[tuple[bool, Any], ...], start: int, stop: int
     ):
         self.fn = fn
-        self.rules = array_rules(fn) if fn is not None else None  # (fast.py: the same numbers)
+        self.rules = array_rules(fn) if fn is not None else None  # (array_rules.py: the same numbers)
         self.template = template
         self.needs: tuple[bool, ...] = ()
         self.positions = [i for i, (is_operand, _) in enumerate(template) if is_operand]
         self.plain = self.positions == list(range(len(template)))
-        # rules on the operands stacked as one block of rows (fast.py), or None
+        # rules on the operands stacked as one block of rows (array_rules.py), or None
         self.block = block_rules(fn) if fn is not None and self.plain else None
         if self.block is not None:
             self.rules = self.block  # (its backward reads what the block forward saved)
@@ -140,7 +140,7 @@ class Group:
         # (a ragged step's ordered sum, see ragged.py) per call: the terms, (terms, nodes, batch),
         # that are not in their sample's graph, read as -0.0 (which adds nothing); else None
         self.mask: Any = None
-        self.grid: Any = None  # (per allocation) a Dot group's grid of weights and inputs (fast.dot_grid)
+        self.grid: Any = None  # (per allocation) a Dot group's grid of weights and inputs (dot_grid)
 
     def call_forward(self, operands: Sequence[Any]) -> Any:
         """The op's own forward on arrays of operands (one element per node of the group)."""
@@ -225,7 +225,7 @@ class Group:
         return run_block
 
     def grid_step(self, src: Floats, starts: Any) -> Callable[[], None]:
-        """``block_step`` for a Dot group whose nodes form a grid (``fast.dot_grid``: a Linear layer
+        """``block_step`` for a Dot group whose nodes form a grid (``array_rules.dot_grid``: a Linear layer
         over positions): its starts, weights and inputs taken once each, not once per node."""
         np, dest, spread, needs, take = load_numpy(), self.dest, self.spread, self.needs, src.take
         weights, inputs = self.grid
