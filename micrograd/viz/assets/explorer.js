@@ -216,6 +216,7 @@
       frame === N ? `forward done · backward: 0 of ${S} steps` :
       frame === LAST ? `backward done: every gradient` : `backward: step ${k + 1} of ${S}`;
     $("prev").disabled = frame === 0; $("next").disabled = frame === LAST;
+    dodge();
   }
 
   function reveal(g) {
@@ -483,6 +484,30 @@
     Object.assign(lens.style, { left: x0 + "px", top: y0 + "px",
                                 width: Math.max(4, x1 - x0) + "px", height: Math.max(4, y1 - y0) + "px" });
   }
+  // The overview goes to the corner of the pane where it covers least of the current step (its
+  // node, op and operands, as drawn now): in a graph drawn left to right the output, where the
+  // backward pass starts, is at the right, under the overview's first corner.
+  const CORNERS = [["right", "bottom"], ["left", "bottom"], ["right", "top"], ["left", "top"]];
+  function dodge() {
+    if (overview.hidden) return;
+    // The step's own node counts far more than an operand: it must stay clear where it can
+    const marked = [...svg.querySelectorAll(".mg-current, .mg-operand")].map((g) =>
+      [g.getBoundingClientRect(), g.classList.contains("mg-current") ? 1000 : 1]);
+    let best = null;
+    for (const [x, y] of CORNERS) {
+      put(x, y);
+      const o = overview.getBoundingClientRect();
+      const covered = marked.reduce((sum, [r, k]) => sum + k * Math.max(0, Math.min(o.right, r.right) -
+        Math.max(o.left, r.left)) * Math.max(0, Math.min(o.bottom, r.bottom) - Math.max(o.top, r.top)), 0);
+      if (best === null || covered < best[0]) best = [covered, x, y];
+      if (!covered) break;
+    }
+    put(best[1], best[2]);
+  }
+  function put(x, y) {  // the other two sides "auto", not the stylesheet's right and bottom
+    overview.style.left = overview.style.right = overview.style.top = overview.style.bottom = "auto";
+    overview.style[x] = overview.style[y] = "18px";
+  }
   // Scroll the pane so that the point of the overview under the pointer is in its middle.
   function lookAt(e) {
     const r = map.getBoundingClientRect(), s = svg.getBoundingClientRect(), p = pane.getBoundingClientRect();
@@ -549,7 +574,7 @@
     } else main.classList.toggle("mg-below", below);
     sizePanel(main);
     fit();
-    show(frame);  // re-centres the current step in the pane's new shape
+    show(frame);  // re-centres the current step in the pane's new shape, the overview off it
   }
 
   // Below the graph, the panel takes what the graph leaves: the graph gets the height it needs at
@@ -635,6 +660,6 @@
   arrange();
   // Once loaded, the current step is brought into view again: a frame (a notebook's output) is
   // scrolled back to its start when it finishes loading.
-  window.addEventListener("load", () => reveal(svg.querySelector(".mg-current")), { once: true });
+  window.addEventListener("load", () => { reveal(svg.querySelector(".mg-current")); dodge(); }, { once: true });
   document.body.setAttribute("data-mg-ready", "1");
 })();
