@@ -43,7 +43,12 @@ const cur = svg.querySelector(".mg-current"), p = pane.getBoundingClientRect();
 const b = cur && cur.getBoundingClientRect();
 const inView = !!b && b.left >= p.left - 0.5 && b.right <= p.right + 0.5
   && b.top >= p.top - 0.5 && b.bottom <= p.bottom + 0.5;
+const aside = document.querySelector("aside").getBoundingClientRect();
+const ov = document.getElementById("overview"), o = ov.hidden ? null : ov.getBoundingClientRect();
+const covered = !!o && !!b && Math.min(o.right, b.right) > Math.max(o.left, b.left)
+  && Math.min(o.bottom, b.bottom) > Math.max(o.top, b.top);
 return {smallest: Math.min(...sizes), texts: sizes.length, inView: inView,
+        panel: aside.width, covered: covered,
         current: cur ? cur.querySelector("title").textContent : null,
         full: !document.getElementById("full").hidden, window: [innerWidth, innerHeight],
         pane: [p.left, p.top, p.right, p.bottom], box: b && [b.left, b.top, b.right, b.bottom],
@@ -129,4 +134,6 @@ def test_the_embedded_explorers_are_readable_in_the_text_column(
         assert m["smallest"] >= 12 - 0.01, m  # layout rounds widths to 1/64 px
         assert m["inView"], f"explorer {k}: the current step is outside the graph's pane: {m}"
         assert m["full"], "the explorer offers no full page"
+        assert m["panel"] >= 300, f"explorer {k}: its step panel is {m['panel']:.0f} px wide"
+        assert not m["covered"], f"explorer {k}: the overview covers the current step: {m}"
     assert console_errors(laptop) == []
