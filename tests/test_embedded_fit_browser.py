@@ -4,7 +4,8 @@
 whole graph in view where it fits at 12 px text, else the current step and its operands; the
 training tab's "Explore this step" (an ``nn.MLP`` training step in boxes) opens on its output,
 which the overview never covers. Everywhere the text is at least 12 px and the step panel at least
-300 px wide.
+300 px wide. And a dot's backward step (an ``nn`` neuron of 32 inputs: 33 operands, one named
+``layers.0.neurons.0.b``) keeps its table inside its panel.
 
 The host page is the playground's own stylesheet around the same ``<iframe>`` elements, filled
 with ``micrograd.explore``'s page (the playground runs the same function in Pyodide; its own
@@ -147,4 +148,35 @@ def test_explore_this_step_opens_on_its_output_clear_of_the_overview(
     assert m["overview"] is not None  # a graph larger than its pane: the overview is shown
     check_readable(m)
     assert m["current"][0][0].startswith("n")  # the output's record
+    assert console_errors(driver) == []
+
+
+def test_a_dot_steps_table_stays_inside_its_panel(driver: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    model = MLP(32, [1], seed=0)
+    loss = (model([Value(0.1 * i) for i in range(32)]) - 1.0) ** 2
+    loss.label = "loss"
+    chrome = driver.execute_script("return window.outerHeight - window.innerHeight")
+    driver.set_window_size(1280, 800 + chrome)
+    console_errors(driver)
+    driver.get(micrograd.explore(loss, tmp_path / "dot.html", model=model).as_uri())
+    WebDriverWait(driver, 60).until(
+        lambda d: d.execute_script("return document.body.getAttribute('data-mg-ready')") == "1"
+    )
+    table = "return document.querySelectorAll('#step tr[data-mg=contribution]').length"
+    for _ in range(10):  # the backward steps from the loss down to the neuron's sum
+        if driver.execute_script(table) == 33:
+            break
+        driver.find_element("id", "next").click()
+    assert driver.execute_script(table) == 33
+    widths = driver.execute_script(
+        "const t = document.querySelector('#step table[data-mg=contributions]'), "
+        "s = document.getElementById('step');"
+        "return [t.getBoundingClientRect().right, s.getBoundingClientRect().right,"
+        " s.scrollWidth, s.clientWidth]"
+    )
+    screenshot(driver, tmp_path, "embedded-dot-step-1280x800")
+    table_right, panel_right, scroll_width, client_width = widths
+    assert table_right <= panel_right + 0.5 and scroll_width <= client_width, widths
     assert console_errors(driver) == []
