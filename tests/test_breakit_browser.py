@@ -78,8 +78,7 @@ def expected(root: Value, mistake: str) -> dict[str, Any]:
             [
                 ids[v],
                 v is broken.first,
-                f"{'first ✗' if v is broken.first else '✗'} wrong {fmt(broken.wrong[v])}, "
-                f"right {fmt(broken.right[v])}",
+                f"{'first ✗' if v is broken.first else '✗'} should be {fmt(broken.right[v])}",
             ]
             for v in broken.order
             if broken.differs(v)

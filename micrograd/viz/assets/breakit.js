@@ -57,7 +57,7 @@
     words.appendChild(el("p", { "data-mg": "breakit-reason" }, m.reason));
     if (m.first !== null)
       words.appendChild(el("p", { "data-mg": "breakit-boxes" }, "At the end of the backward pass, a " +
-        "record marked grad ✗ shows what the buggy code prints; its ring says the right gradient."));
+        "record marked grad ✗ shows what the buggy code prints; above its ring, what it should be."));
     if (m.example) words.appendChild(offer(m));
     box.appendChild(words);
     const rows = el("div", { class: "mg-bk-rows" });
@@ -135,7 +135,8 @@
     const inBoxes = {};  // closed box "g<j>" -> [how many wrong Values inside, holds the first?]
     for (const i in chosen.wrong) {
       const g = drawn["n" + i], first = Number(i) === chosen.first;
-      const says = `wrong ${chosen.wrong[i][0]}, right ${K.right[i][0]}`;
+      // the record shows the wrong gradient at the end ("grad ✗ …"): the tag, what it should be
+      const says = `should be ${K.right[i][0]}`;
       if (g) { layer.appendChild(tag(g, first, says, "n" + i)); continue; }
       const box = closedBox(Number(i), drawn);
       if (box === null) continue;
