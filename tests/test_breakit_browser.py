@@ -36,6 +36,8 @@ return {mode: document.body.getAttribute("data-mg-breakit"),
         wrongRows: rows.filter((tr) => tr.classList.contains("mg-bk-wrong")).map((tr) => cell(tr, "bk-name")),
         firstRow: rows.filter((tr) => tr.classList.contains("mg-bk-first")).map((tr) => cell(tr, "bk-name")),
         first: text("[data-mg=breakit-first]"), reason: text("[data-mg=breakit-reason]"),
+        grads: Object.fromEntries([...document.querySelectorAll("#graph g.node")].map((g) =>
+          [g.querySelector("title").textContent, [...g.querySelectorAll("text")].pop().textContent])),
         tags: [...document.querySelectorAll("g.mg-bk-tag")].map((g) =>
           [g.getAttribute("data-mg-for"), g.classList.contains("mg-bk-first"), g.textContent]),
         where: text("#where")};
@@ -76,12 +78,17 @@ def expected(root: Value, mistake: str) -> dict[str, Any]:
             [
                 ids[v],
                 v is broken.first,
-                f"{'first ✗' if v is broken.first else '✗'} wrong {fmt(broken.wrong[v])}",
+                f"{'first ✗' if v is broken.first else '✗'} should be {fmt(broken.right[v])}",
             ]
             for v in broken.order
             if broken.differs(v)
         ),
         "reason": broken.reason,
+        # what each record shows at the end: what the buggy code prints, marked where it is wrong
+        "grads": {
+            ids[v]: f"grad ✗ {fmt(broken.wrong[v])}" if broken.differs(v) else f"grad {fmt(broken.right[v])}"
+            for v in broken.order
+        },
     }
 
 
@@ -91,7 +98,9 @@ def check(driver: Any, root: Value, mistake: str) -> None:
     for key in ("rows", "wrongRows", "firstRow", "reason"):
         assert s[key] == want[key], key
     assert sorted(s["tags"]) == want["tags"]
-    assert s["where"] == "backward done: every gradient"  # the records show the right gradients
+    assert s["where"] == "backward done: every gradient"
+    drawn = {name: text for name, text in s["grads"].items() if name in want["grads"]}
+    assert drawn == {name: want["grads"][name] for name in drawn}
 
 
 def test_the_control_switches_the_mistakes_on_the_lecture_graph(browser: Any, tmp_path: Path) -> None:
@@ -292,3 +301,51 @@ def test_the_example_opens_inside_a_notebooks_frame_too(browser: Any, tmp_path: 
     finally:
         browser.switch_to.default_content()
     assert console_errors(browser) == []
+
+
+# The page's layout: every record inside the graph's pane and the window, the smallest text of
+# the picture on screen, the panel's box and whether the offer's button shows in it unscrolled.
+LAYOUT = """
+const pane = document.getElementById("graph"), svg = pane.querySelector("svg");
+const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+const scale = svg.getScreenCTM().a;
+const texts = [...svg.querySelectorAll("g.node text")];
+const offer = document.querySelector("[data-mg=breakit-example]");
+return {window: [0, 0, innerWidth, innerHeight], pane: r(pane),
+        nodes: [...svg.querySelectorAll("g.node")].map((g) => [g.querySelector("title").textContent, r(g)]),
+        smallest: Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)),
+        panel: r(document.getElementById("breakit")), offer: offer ? r(offer) : null};
+"""
+
+
+def within(box: list[float], frame: list[float]) -> bool:
+    left, top, right, bottom = frame
+    return box[0] >= left - 0.5 and box[1] >= top - 0.5 and box[2] <= right + 0.5 and box[3] <= bottom + 0.5
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 768)])
+def test_break_it_fits_the_lecture_neuron(laptop: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """At 1280 x 800 the whole neuron in view at text of at least 12 px; at 1024 x 768 (where it
+    is wider than the window at that size) all but a sliver, its output whole. The explanation in
+    a panel at least 300 px wide and 150 px tall, its example's button in view without scrolling."""
+    chrome = laptop.execute_script("return window.outerHeight - window.innerHeight")
+    laptop.set_window_size(size[0], size[1] + chrome)
+    try:
+        o = lecture_neuron()
+        open_page(laptop, explore(o, tmp_path / "neuron.html", mistake="overwrite"))
+        m = laptop.execute_script(LAYOUT)
+        screenshot(laptop, tmp_path, f"breakit-fit-neuron-{size[0]}x{size[1]}")
+    finally:
+        laptop.set_window_size(1280, 800 + chrome)
+    assert m["window"][2:] == list(size)
+    outside = [n for n, box in m["nodes"] if not within(box, m["pane"]) or not within(box, m["window"])]
+    if size == (1280, 800):
+        assert outside == [], f"records outside the pane or the window: {outside}"
+    else:
+        assert "n9" not in outside and "n9_op" not in outside  # the output and its tanh
+        cut = [box for n, box in m["nodes"] if n in outside]
+        assert all(max(m["pane"][0] - box[0], box[2] - m["pane"][2], 0) < 40 for box in cut), cut
+    assert m["smallest"] >= 12 - 0.01  # the px a rounded style size gives
+    left, top, right, bottom = m["panel"]
+    assert right - left >= 300 and bottom - top >= 150 and within(m["panel"], m["window"])
+    assert m["offer"] is not None and within(m["offer"], m["panel"])

@@ -43,7 +43,12 @@ const cur = svg.querySelector(".mg-current"), p = pane.getBoundingClientRect();
 const b = cur && cur.getBoundingClientRect();
 const inView = !!b && b.left >= p.left - 0.5 && b.right <= p.right + 0.5
   && b.top >= p.top - 0.5 && b.bottom <= p.bottom + 0.5;
+const aside = document.querySelector("aside").getBoundingClientRect();
+const ov = document.getElementById("overview"), o = ov.hidden ? null : ov.getBoundingClientRect();
+const covered = !!o && !!b && Math.min(o.right, b.right) > Math.max(o.left, b.left)
+  && Math.min(o.bottom, b.bottom) > Math.max(o.top, b.top);
 return {smallest: Math.min(...sizes), texts: sizes.length, inView: inView,
+        panel: aside.width, covered: covered,
         current: cur ? cur.querySelector("title").textContent : null,
         full: !document.getElementById("full").hidden, window: [innerWidth, innerHeight],
         pane: [p.left, p.top, p.right, p.bottom], box: b && [b.left, b.top, b.right, b.bottom],
@@ -129,4 +134,37 @@ def test_the_embedded_explorers_are_readable_in_the_text_column(
         assert m["smallest"] >= 12 - 0.01, m  # layout rounds widths to 1/64 px
         assert m["inView"], f"explorer {k}: the current step is outside the graph's pane: {m}"
         assert m["full"], "the explorer offers no full page"
+        assert m["panel"] >= 300, f"explorer {k}: its step panel is {m['panel']:.0f} px wide"
+        assert not m["covered"], f"explorer {k}: the overview covers the current step: {m}"
     assert console_errors(laptop) == []
+
+
+# Each SVG picture of the page (draw_dot's output): its smallest text on screen, in px (the
+# smallest font size of the SVG, in its units, times the picture's rendered px per unit).
+PICTURES = """
+return [...document.querySelectorAll(".jp-RenderedSVG img")].map((img) => {
+  const svg = new DOMParser().parseFromString(atob(img.src.split(",")[1]), "image/svg+xml").documentElement;
+  const units = parseFloat(svg.getAttribute("viewBox").split(/\\s+/)[2]);
+  const fonts = [...svg.querySelectorAll("[font-size]")].map((t) => parseFloat(t.getAttribute("font-size")));
+  const box = img.getBoundingClientRect(), out = img.closest(".jp-RenderedSVG");
+  return {smallest: Math.min(...fonts) * box.width / units, width: box.width,
+          outer: out.getBoundingClientRect().width, scrolls: out.scrollWidth > out.clientWidth};
+});
+"""
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: Path(p).stem)
+def test_draw_dot_pictures_are_readable_and_scroll_in_their_own_box(
+    site: Path, laptop: Any, notebook: str, tmp_path: Path
+) -> None:
+    laptop.get((site / notebook.replace(".ipynb", ".html")).as_uri())
+    pictures = laptop.execute_script(PICTURES)
+    if not pictures:
+        pytest.skip(f"{notebook}'s page shows no draw_dot picture")
+    laptop.execute_script("document.querySelector('.jp-RenderedSVG').scrollIntoView({block: 'center'})")
+    screenshot(laptop, tmp_path, f"docs-{Path(notebook).stem}-draw-dot-1280x800")
+    for k, pic in enumerate(pictures):
+        print(f"\n{notebook} picture {k}: {pic['width']:.0f} px wide, smallest text {pic['smallest']:.2f} px")
+        assert pic["smallest"] >= 10 - 0.01, f"picture {k}: text of {pic['smallest']:.2f} px"
+        # wider than its output box: it scrolls there, not the page
+        assert pic["width"] <= pic["outer"] + 0.5 or pic["scrolls"], pic

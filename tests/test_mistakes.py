@@ -158,7 +158,7 @@ def test_the_backward_order_puts_every_value_after_its_users() -> None:
     L, _ = neuron()
     broken = wrong_gradients(L, "tanh")
     # micrograd 0.1.0's order: build_topo visits t's side (x, w, n, t), then s's (the 1, s), then L
-    assert [broken.names[n] for n in broken.order] == ["L", "s", "#4", "t", "n", "w", "x"]  # #4: the 1
+    assert [broken.names[n] for n in broken.order] == ["L", "s", "1", "t", "n", "w", "x"]  # 1: the constant
 
 
 @pytest.mark.parametrize("name", ["", "Overwrite", "no_topo", "=", None, 3])

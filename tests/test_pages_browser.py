@@ -159,7 +159,9 @@ LEAVES = """return [...document.querySelectorAll("tr[data-mg=leaf]")].map(
 
 
 def node_name(order: list[Value], v: Value) -> str:
-    return v.label or f"#{order.index(v)}"
+    from micrograd.viz.graph_model import names_of
+
+    return names_of(order, expressions=True)[v]  # as the explorer names it
 
 
 def test_forward_mode_shows_the_values_in_topological_order(browser: Any, tmp_path: Path) -> None:

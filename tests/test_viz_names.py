@@ -16,7 +16,7 @@ import micrograd
 from micrograd import Value
 from micrograd.scopes import record_scopes
 from micrograd.viz.boxes import boxes_of
-from micrograd.viz.graph_model import graph_model, model_names, recorded_names
+from micrograd.viz.graph_model import MAX_EXPRESSION_NAME, graph_model, model_names, recorded_names
 from micrograd.viz.layout import box_svgs
 from nn import MLP
 
@@ -140,3 +140,73 @@ def test_the_loss_functions_name_their_result_and_a_later_label_wins() -> None:
     out = io.StringIO()
     micrograd.explain(loss, file=out, model=model)
     assert out.getvalue().startswith("Backpropagation from L = ")
+
+
+def expression_names(*roots: Value) -> dict[Value, str]:
+    from micrograd import topological_order
+    from micrograd.viz.graph_model import names_of
+
+    return names_of(topological_order(list(roots)), expressions=True)
+
+
+def test_an_unlabelled_value_of_named_operands_is_named_by_its_expression() -> None:
+    x1, w1, x2, w2 = (Value(v, label=n) for v, n in [(2.0, "x1"), (-3.0, "w1"), (0.0, "x2"), (1.0, "w2")])
+    b = Value(6.88, label="b")
+    x1w1, x2w2 = x1 * w1, x2 * w2
+    s = x1w1 + x2w2
+    n = s + b
+    names = expression_names(n)
+    assert [names[v] for v in (x1w1, x2w2, s)] == ["x1*w1", "x2*w2", "x1*w1 + x2*w2"]
+    assert names[n] == "x1*w1 + x2*w2 + b"
+    assert names[x1] == "x1" and names[b] == "b"
+
+
+def test_expression_names_bracket_what_binds_looser_and_stop_at_the_length_limit() -> None:
+    a, b, c = Value(1.0, label="a"), Value(2.0, label="b"), Value(3.0, label="c")
+    cases = [
+        ((a + b) * c, "(a + b)*c"),
+        (a - (b - c), "a - (b - c)"),
+        (a - b - c, "a - b - c"),
+        (a / (b * c), "a/(b*c)"),
+        ((a * b) ** 2, "(a*b)**2"),
+        (-(a + b), "-(a + b)"),
+        ((a + b).tanh(), "tanh(a + b)"),
+        (a * 2, "a*2"),
+        (a * -2, "a*(-2)"),
+    ]
+    for v, want in cases:
+        assert expression_names(v)[v] == want
+    x = Value(3.0, label="x")
+    y = (-(x**2)).relu() + (x / 2.0).exp()
+    assert expression_names(y)[y] == "ReLU(-(x**2)) + exp(x/2)"  # 24 characters: the limit
+    z = y + x
+    assert len("ReLU(-(x**2)) + exp(x/2) + x") > MAX_EXPRESSION_NAME
+    assert expression_names(z)[z].startswith("#")  # too long to read as a name
+    spaced = Value(1.0, label="my weight")
+    product = spaced * a
+    assert expression_names(product)[product] == "(my weight)*a"  # a label with a space is bracketed
+
+
+def test_a_sums_start_is_named_by_its_value_and_left_out_of_its_name() -> None:
+    a, b = Value(2.0, label="a"), Value(3.0, label="b")
+    s = micrograd.sum([a, b])
+    names = expression_names(s)
+    assert names[s] == "a + b" and names[s._prev[0]] == "0"
+    assert "#" not in " ".join(names.values())
+
+
+def test_an_operand_without_a_name_keeps_the_position_name() -> None:
+    a = Value(2.0)  # no label: a parameter, #0
+    b = Value(3.0, label="b")
+    p = a * b
+    assert expression_names(p)[p] == "#2"
+
+
+def test_expression_names_of_hostile_labels_stay_text_in_the_explorer() -> None:
+    hostile = "<b>x</b>"
+    a = Value(2.0, label=hostile)
+    b = Value(3.0, label="b")
+    page = micrograd.explore(a * b).html
+    assert hostile not in page  # escaped in the picture and in the page's data
+    names = [n["name"] for n in page_data(page)["nodes"]]  # type: ignore[index, union-attr]
+    assert f"({hostile})*b" in names

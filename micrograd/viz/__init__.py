@@ -32,9 +32,9 @@ reader of graphs), compile, exercises or nn.
 >>> from micrograd.viz import explain
 >>> x = Value(3.0, label="x")
 >>> explain(x * x)  # doctest: +ELLIPSIS
-Backpropagation from #1 = 9.0000 through 2 Values, in backward order.
+Backpropagation from x*x = 9.0000 through 2 Values, in backward order.
 ...
-    x  data 3.0000  d(#1)/dx = 6.0000
+    x  data 3.0000  d(x*x)/dx = 6.0000
 """
 
 from .dot import (

@@ -165,7 +165,8 @@ def draw_dot(
     if rankdir not in RANKDIRS:
         raise ValueError(f"draw_dot: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
     names = model_names(model, "draw_dot")
-    return dot_graph(graph_model(root, params, max_nodes, "draw_dot", names=names), format, rankdir)
+    graph = graph_model(root, params, max_nodes, "draw_dot", names=names, expressions=True)
+    return dot_graph(graph, format, rankdir)
 
 
 def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR", stacked: bool = False) -> Any:  # noqa: A002
@@ -399,7 +400,9 @@ def render(
     seconds = _check_timeout(timeout)
     if rankdir not in RANKDIRS:
         raise ValueError(f"render: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
-    graph = graph_model(root, params, max_nodes, "render", names=model_names(model, "render"))
+    graph = graph_model(
+        root, params, max_nodes, "render", names=model_names(model, "render"), expressions=True
+    )
     dot = dot_graph(graph, fmt, rankdir)
     dot.graph_attr.update(LAYOUT_LIMITS)
     source = dot.source
@@ -460,7 +463,9 @@ def explain(
     if not isinstance(root, Value):
         raise TypeError(f"explain() needs a Value, got {type(root).__name__}: {root!r}")
     names_given = model_names(model, "explain")
-    trace = graph_model(root, max_nodes=max_nodes, what="explain", names=names_given).backward()
+    trace = graph_model(
+        root, max_nodes=max_nodes, what="explain", names=names_given, expressions=True
+    ).backward()
     out = sys.stdout if file is None else file
     names = trace.names
     r = names[root]

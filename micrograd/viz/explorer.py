@@ -235,7 +235,7 @@ def page(
     small graph where it does (``mistake_examples``)."""
     _check(root, layout_timeout, layout, scopes, mistake)
     names = recorded_names(scopes) | model_names(named, "explore")  # model= wins over discovered
-    model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names)
+    model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names, expressions=True)
     trace = model.backward()
     data = trace_data(model, trace)
     breakit = breakit_data(model, trace.grads, mistake)

@@ -21,6 +21,7 @@ its operands receives, the numbers ``explain`` prints and the explorer shows.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -86,12 +87,82 @@ def fmt(x: float) -> str:
     return f"{x:.4e}"
 
 
-def names_of(order: list[Value], given: Mapping[Value, str] | None = None) -> dict[Value, str]:
+#: The longest expression a Value is named by (``x1*w1 + x2*w2``); a longer one is ``#i``.
+MAX_EXPRESSION_NAME = 24
+
+# How tightly each op binds, for an expression name's parentheses (a name: ATOM).
+_BINDS = {"+": 1, "-": 1, "*": 2, "/": 2}
+ATOM = 9
+_PLAIN = re.compile(r"[\w.\[\]]+")  # a name that needs no parentheses: w1, layers.0.w.1, x[3]
+
+
+def names_of(
+    order: list[Value], given: Mapping[Value, str] | None = None, expressions: bool = False
+) -> dict[Value, str]:
     """A display name per Value: its label, else its name in ``given`` (e.g. from
-    ``model_names``), else ``#i`` (its position in the forward order).  A label always wins:
-    it is what the user wrote on that Value."""
+    ``model_names``), else ``#i`` (its position in the forward order).  With ``expressions``
+    (what a learner reads: ``explore``, ``explain``, ``draw_dot``, ``render``) a number the
+    engine lifted into a leaf (the 2 of ``x * 2``) is named by the number, and a Value whose
+    operands all have names by the expression a learner would write (``x1*w1``,
+    ``x1*w1 + x2*w2``, ``(a + b)*c``, ``tanh(n)``), up to ``MAX_EXPRESSION_NAME`` characters
+    (micrograd.sum's start of 0 adds nothing: the name leaves it out).  A label always wins: it
+    is what the user wrote on that Value.
+
+    >>> from micrograd import Value
+    >>> x1, w1 = Value(2.0, label="x1"), Value(-3.0, label="w1")
+    >>> x2, w2 = Value(0.0, label="x2"), Value(1.0, label="w2")
+    >>> n = x1 * w1 + x2 * w2
+    >>> names = names_of([x1, w1, x2, w2, n._prev[0], n._prev[1], n], expressions=True)
+    >>> [names[v] for v in n._prev + (n,)]
+    ['x1*w1', 'x2*w2', 'x1*w1 + x2*w2']
+    >>> names_of([x1, w1, n._prev[0]])[n._prev[0]]
+    '#2'
+    """
     given = given or {}
-    return {v: v.label or given.get(v) or f"#{i}" for i, v in enumerate(order)}
+    if not expressions:
+        return {v: v.label or given.get(v) or f"#{i}" for i, v in enumerate(order)}
+    names: dict[Value, str] = {}
+    binds: dict[Value, int] = {}  # how tightly each expression name binds (ATOM: not an expression)
+    for i, v in enumerate(order):
+        name = v.label or given.get(v)
+        if name:
+            binds[v] = ATOM if _PLAIN.fullmatch(name) else 0
+        elif not v._prev and v._op == CONSTANT:
+            name = f"{v.data:g}"
+            binds[v] = ATOM if v.data >= 0 else 0
+        else:
+            found = _expression_name(v, names, binds)
+            if found is not None and len(found[0]) <= MAX_EXPRESSION_NAME:
+                name, binds[v] = found
+            else:
+                name, binds[v] = f"#{i}", ATOM
+        names[v] = name
+    return names
+
+
+def _expression_name(v: Value, names: dict[Value, str], binds: dict[Value, int]) -> tuple[str, int] | None:
+    """``v`` written with its operands' names and how tightly it binds, or None where an operand
+    has no name a learner wrote (``#i``) or the graph gave none yet."""
+    operands = list(v._prev)
+    if not operands or any(c not in names or names[c].startswith("#") for c in operands):
+        return None
+    op = v._op or "?"
+    if op == "+" and len(operands) > 2 and operands[0]._op == CONSTANT and operands[0].data == 0.0:
+        operands = operands[1:]  # micrograd.sum's start: 0 + a + b is a + b
+
+    def arg(c: Value, tighter_than: int) -> str:
+        return names[c] if binds[c] > tighter_than else f"({names[c]})"
+
+    if op in _BINDS and (len(operands) == 2 or op in ("+", "*")):
+        k = _BINDS[op]
+        glue = f" {op} " if k == 1 else op
+        # the left operand may bind as loosely as the op (a - b - c); the others must bind tighter
+        return glue.join([arg(operands[0], k - 1)] + [arg(c, k) for c in operands[1:]]), k
+    if op.startswith("**") and len(operands) == 1:
+        return f"{arg(operands[0], ATOM - 1)}{op}", 3
+    if op == "neg" and len(operands) == 1:
+        return f"-{arg(operands[0], ATOM - 1)}", 2
+    return f"{op}({', '.join(names[c] for c in operands)})", ATOM
 
 
 #: What ``model=`` accepts, as the error messages say it.
@@ -304,9 +375,11 @@ def graph_model(
     what: str = "graph_model",
     advice: str = PICTURE_ADVICE,
     names: Mapping[Value, str] | None = None,
+    expressions: bool = False,
 ) -> GraphModel:
     """The ``GraphModel`` of the graph that computed ``roots``; ``params`` marks the leaves drawn
-    as parameters; ``names`` names unlabelled Values (``model_names``: a model's parameters);
+    as parameters; ``names`` names unlabelled Values (``model_names``: a model's parameters), and
+    ``expressions`` the rest by the expression a learner would write (see ``names_of``);
     more than ``max_nodes`` Values raise ``GraphTooLargeError`` naming ``what`` and giving ``advice``.
 
     >>> from micrograd import Value
@@ -321,6 +394,6 @@ def graph_model(
         outputs=tuple(v for v in order if v in outputs),
         order=order,
         index={v: i for i, v in enumerate(order)},
-        names=names_of(order, names),
+        names=names_of(order, names, expressions),
         roles={v: role(v, outputs, param_set) for v in order},
     )

@@ -353,7 +353,7 @@ def wrong_gradients(root: Value, mistake: str, max_nodes: int | None = MAX_NODES
     if not isinstance(root, Value):
         raise TypeError(f"wrong_gradients() needs a Value, got {type(root).__name__}: {root!r}")
     check_mistake(mistake)
-    model = graph_model(root, max_nodes=max_nodes, what="wrong_gradients", advice=ADVICE)
+    model = graph_model(root, max_nodes=max_nodes, what="wrong_gradients", advice=ADVICE, expressions=True)
     return broken_backward(model, mistake, model.backward().grads)
 
 

@@ -30,7 +30,11 @@
     }
     const label = el("label", { class: "mg-bk-control" }, "break it ");
     label.appendChild(select);
-    document.querySelector("header .bar").appendChild(label);
+    // Beside the title, where the line has room: in the step bar it would wrap to a line of its
+    // own at 1280 px, and take that height from the graph.
+    const title = el("div", { class: "mg-bk-titlebar" }), h1 = document.querySelector("header h1");
+    h1.replaceWith(title);
+    title.append(h1, label);
     select.addEventListener("change", () => choose(select.value || null));
     return select;
   }
@@ -45,13 +49,19 @@
   function panel(m) {
     const box = el("section", { id: "breakit", "data-mg": "breakit" });
     // What changed (or why nothing did, and where it would) first: a panel below the graph is short
-    box.appendChild(el("h2", {}, "Break it: " + m.name));
+    // The words, then the table: one above the other beside the graph, side by side below it.
+    const words = el("div", { class: "mg-bk-words" });
+    words.appendChild(el("h2", {}, "Break it: " + m.name));
     const first = m.first === null ? "no gradient changes" : "first wrong: " + K.names[m.first];
-    box.appendChild(el("p", { class: "mg-bk-first-line", "data-mg": "breakit-first" }, first));
-    box.appendChild(el("p", { "data-mg": "breakit-reason" }, m.reason));
-    if (m.example) box.appendChild(offer(m));
-    box.appendChild(el("p", { class: "muted" }, m.title));
-    box.appendChild(el("p", { class: "muted", "data-mg": "breakit-order" }, K.simulates));
+    words.appendChild(el("p", { class: "mg-bk-first-line", "data-mg": "breakit-first" }, first));
+    words.appendChild(el("p", { "data-mg": "breakit-reason" }, m.reason));
+    if (m.first !== null)
+      words.appendChild(el("p", { "data-mg": "breakit-boxes" }, "At the end of the backward pass, a " +
+        "record marked grad ✗ shows what the buggy code prints; above its ring, what it should be."));
+    if (m.example) words.appendChild(offer(m));
+    box.appendChild(words);
+    const rows = el("div", { class: "mg-bk-rows" });
+    box.appendChild(rows);
     const tb = el("table", { "data-mg": "breakit-table" });
     tb.appendChild(row([["Value"], ["right"], ["wrong"]], "th"));
     for (const i of K.order.slice(0, MAX_ROWS)) {
@@ -62,9 +72,11 @@
                           [(wrong || right)[0], { "data-mg": "bk-wrong", title: (wrong || right)[1] }]],
                          "td", { "data-mg": "breakit-row", "data-node": String(i), class: cls }));
     }
-    box.appendChild(tb);
+    rows.appendChild(tb);
     if (K.order.length > MAX_ROWS)
-      box.appendChild(el("p", { class: "muted" }, `and ${K.order.length - MAX_ROWS} more Values`));
+      rows.appendChild(el("p", { class: "muted" }, `and ${K.order.length - MAX_ROWS} more Values`));
+    rows.appendChild(el("p", { class: "muted" }, m.title));
+    rows.appendChild(el("p", { class: "muted", "data-mg": "breakit-order" }, K.simulates));
     return box;
   }
 
@@ -116,14 +128,16 @@
     for (const g of svg.querySelectorAll("g.mg-bk-tag")) g.remove();
     if (!chosen) return;
     if (!svg.getBBox().width) return markLater();
-    roomAbove(svg);
+    if (Object.keys(chosen.wrong).length) roomAbove(svg);
     const layer = svg.querySelector("g.graph") || svg;
     const drawn = {};
     for (const g of svg.querySelectorAll("g.node")) drawn[g.querySelector("title").textContent] = g;
     const inBoxes = {};  // closed box "g<j>" -> [how many wrong Values inside, holds the first?]
     for (const i in chosen.wrong) {
       const g = drawn["n" + i], first = Number(i) === chosen.first;
-      if (g) { layer.appendChild(tag(g, first, "wrong " + chosen.wrong[i][0], "n" + i)); continue; }
+      // the record shows the wrong gradient at the end ("grad ✗ …"): the tag, what it should be
+      const says = `should be ${K.right[i][0]}`;
+      if (g) { layer.appendChild(tag(g, first, says, "n" + i)); continue; }
       const box = closedBox(Number(i), drawn);
       if (box === null) continue;
       const seen = inBoxes[box] || (inBoxes[box] = [0, false]);
@@ -189,8 +203,14 @@
     if (chosen) document.querySelector("aside").prepend(panel(chosen));
     document.body.setAttribute("data-mg-breakit", chosen ? chosen.name : "none");
     mark();
-    // At the end of the backward pass every record shows its right gradient, beside the tag's wrong one.
+    // At the end of the backward pass each record shows what the buggy code prints: its wrong
+    // gradient, marked ✗ (the tag above says both), the others their gradient, right and wrong alike.
+    const shown = {};
+    for (const i in (chosen && chosen.wrong) || {}) shown[i] = chosen.wrong[i][0];
+    document.dispatchEvent(new CustomEvent("mg-buggy-grads", { detail: chosen ? shown : null }));
     if (chosen) $("last").click();
+    // The control and the panel changed the header's and the panel's size: lay the graph out again.
+    document.dispatchEvent(new CustomEvent("mg-relayout"));
     reveal();
   }
 

@@ -8,6 +8,9 @@
   // N+S+1 = done (every gradient). The page opens at the start of the backward pass (frame N).
   const LAST = N + S + 1;
   let frame = N, zoom = 1;
+  // Break-it mode (breakit.js) names the Values its buggy backward gets wrong, with the gradient
+  // that code prints: at the end of the backward pass their records show that one, marked ✗.
+  let buggy = null;
   // A graph in boxes (explore(..., scopes=)): D.boxes[j] is box j (0: the whole graph), and the
   // pane shows the inside of one box, `view`; its own Values as records, the boxes in it closed.
   const B = D.boxes || null, TOP_SVG = pane.innerHTML;
@@ -186,6 +189,7 @@
     const fresh = new Set();
     if (frame === LAST) {
       for (let i = 0; i < N; i++) grads[i] = D.nodes[i].grad[0];
+      for (const i in buggy || {}) grads[i] = buggy[i];
     } else if (k >= 0) {
       grads[D.root] = D.seed[0];
       for (let j = 0; j <= k; j++)
@@ -194,8 +198,11 @@
           if (j === k) fresh.add(c.operand);
         }
     }
-    for (const i in fields)
-      updates.push([fields[i].grad, fields[i].gradRoom, "grad", grads[i], fresh.has(Number(i)) ? "mg-fresh" : ""]);
+    for (const i in fields) {
+      const wrong = frame === LAST && buggy && i in buggy;
+      updates.push([fields[i].grad, fields[i].gradRoom, wrong ? "grad ✗" : "grad", grads[i],
+                    wrong ? "mg-bk-grad" : fresh.has(Number(i)) ? "mg-fresh" : ""]);
+    }
     setFields(updates);
     const panel = $("step");
     panel.replaceChildren();
@@ -209,6 +216,7 @@
       frame === N ? `forward done · backward: 0 of ${S} steps` :
       frame === LAST ? `backward done: every gradient` : `backward: step ${k + 1} of ${S}`;
     $("prev").disabled = frame === 0; $("next").disabled = frame === LAST;
+    dodge();
   }
 
   function reveal(g) {
@@ -476,6 +484,30 @@
     Object.assign(lens.style, { left: x0 + "px", top: y0 + "px",
                                 width: Math.max(4, x1 - x0) + "px", height: Math.max(4, y1 - y0) + "px" });
   }
+  // The overview goes to the corner of the pane where it covers least of the current step (its
+  // node, op and operands, as drawn now): in a graph drawn left to right the output, where the
+  // backward pass starts, is at the right, under the overview's first corner.
+  const CORNERS = [["right", "bottom"], ["left", "bottom"], ["right", "top"], ["left", "top"]];
+  function dodge() {
+    if (overview.hidden) return;
+    // The step's own node counts far more than an operand: it must stay clear where it can
+    const marked = [...svg.querySelectorAll(".mg-current, .mg-operand")].map((g) =>
+      [g.getBoundingClientRect(), g.classList.contains("mg-current") ? 1000 : 1]);
+    let best = null;
+    for (const [x, y] of CORNERS) {
+      put(x, y);
+      const o = overview.getBoundingClientRect();
+      const covered = marked.reduce((sum, [r, k]) => sum + k * Math.max(0, Math.min(o.right, r.right) -
+        Math.max(o.left, r.left)) * Math.max(0, Math.min(o.bottom, r.bottom) - Math.max(o.top, r.top)), 0);
+      if (best === null || covered < best[0]) best = [covered, x, y];
+      if (!covered) break;
+    }
+    put(best[1], best[2]);
+  }
+  function put(x, y) {  // the other two sides "auto", not the stylesheet's right and bottom
+    overview.style.left = overview.style.right = overview.style.top = overview.style.bottom = "auto";
+    overview.style[x] = overview.style[y] = "18px";
+  }
   // Scroll the pane so that the point of the overview under the pointer is in its middle.
   function lookAt(e) {
     const r = map.getBoundingClientRect(), s = svg.getBoundingClientRect(), p = pane.getBoundingClientRect();
@@ -502,10 +534,22 @@
 
   // Whether the graph fits the pane at readable text, given how the pane is laid out now. (The
   // pane's offset size, not its client size: scroll bars the picture has now do not count.)
+  // The share of the graph's area in view at readable text, given how the pane is laid out now.
+  function shownReadable() {
+    const vb = svg.viewBox.baseVal, main = document.querySelector("main");
+    const high = main.classList.contains("mg-below") ? main.clientHeight * (1 - PANEL_SHARE) : pane.offsetHeight;
+    const w = vb.width * 4 / 3 * READABLE, h = vb.height * 4 / 3 * READABLE;
+    return Math.min(1, (pane.offsetWidth - 20) / w) * Math.min(1, (high - 20) / h);
+  }
+
+  // Below the graph, the panel takes PANEL_SHARE of the height where the graph stays readable
+  // then, and can shrink to PANEL_MIN px to leave the graph its height.
+  const PANEL_MIN = 150, PANEL_SHARE = 0.34;
   function fitsReadable() {
-    const vb = svg.viewBox.baseVal;
+    const vb = svg.viewBox.baseVal, main = document.querySelector("main");
+    const high = main.classList.contains("mg-below") ? main.clientHeight - PANEL_MIN : pane.offsetHeight;
     return Math.min((pane.offsetWidth - 20) / (vb.width * 4 / 3),
-                    (pane.offsetHeight - 20) / (vb.height * 4 / 3)) >= READABLE;
+                    (high - 20) / (vb.height * 4 / 3)) >= READABLE;
   }
 
   // The step panel beside the graph, or below it where only that makes the whole graph fit at
@@ -517,15 +561,35 @@
   function arrange(below) {
     arranged = arrangedFor();
     const main = document.querySelector("main");
+    main.querySelector("aside").style.height = "";  // measured at its own size, then sized
     if (below === undefined) {
       main.classList.remove("mg-below");
       if (!fitsReadable()) {
+        const beside = shownReadable();
         main.classList.add("mg-below");
-        if (!fitsReadable() && window.innerWidth >= 900) main.classList.remove("mg-below");
+        // Neither fits: the layout that shows more of the graph at readable text wins
+        if (!fitsReadable() && window.innerWidth >= 900 && beside >= shownReadable())
+          main.classList.remove("mg-below");
       }
     } else main.classList.toggle("mg-below", below);
+    sizePanel(main);
     fit();
-    show(frame);  // re-centres the current step in the pane's new shape
+    show(frame);  // re-centres the current step in the pane's new shape, the overview off it
+  }
+
+  // Below the graph, the panel takes what the graph leaves: the graph gets the height it needs at
+  // the scale that fits its width (at most 1, at least readable), the panel the rest, from its
+  // own 34% up to 60% of the page; a short panel is a scroll box too small to read.
+  function sizePanel(main) {
+    const aside = main.querySelector("aside");
+    aside.style.height = "";
+    if (!main.classList.contains("mg-below")) return;
+    const vb = svg.viewBox.baseVal;
+    const high = main.clientHeight, tall = vb.height * 4 / 3;
+    const z = Math.max(READABLE, Math.min(1, (pane.offsetWidth - 20) / (vb.width * 4 / 3),
+                                          (high * (1 - PANEL_SHARE) - 20) / tall));
+    const rest = high - (tall * z + 20);  // the pane's padding
+    if (rest >= PANEL_MIN) aside.style.height = Math.min(rest, high * 0.6) + "px";
   }
 
   // Search by name: the Values whose name holds the text typed (at most 30 listed), each a
@@ -578,6 +642,10 @@
   // measures 0, in the docs' notebook pages about one load in six, and no resize event follows
   // when it is), and it can be resized by hand. The panel's own moves (p) leave the window alone.
   new ResizeObserver(() => { if (arrangedFor() !== arranged) arrange(); }).observe(pane);
+  // Break-it mode tells the page what it changed: the wrong gradients to show ("mg-buggy-grads",
+  // {i: text} or null), and a header or panel of another size ("mg-relayout").
+  document.addEventListener("mg-buggy-grads", (e) => { buggy = e.detail; show(frame); });
+  document.addEventListener("mg-relayout", () => arrange());
   $("fwd").addEventListener("click", () => controls.go(0));
   $("bwd").addEventListener("click", () => controls.go(N));
   $("zoomin").addEventListener("click", () => setZoom(zoom * 1.25));
@@ -592,6 +660,6 @@
   arrange();
   // Once loaded, the current step is brought into view again: a frame (a notebook's output) is
   // scrolled back to its start when it finishes loading.
-  window.addEventListener("load", () => reveal(svg.querySelector(".mg-current")), { once: true });
+  window.addEventListener("load", () => { reveal(svg.querySelector(".mg-current")); dodge(); }, { once: true });
   document.body.setAttribute("data-mg-ready", "1");
 })();
