@@ -24,6 +24,7 @@ ORDER = [
     "dot",
     "forward_mode",
     "mistakes",
+    "mistake_examples",
     "page",
     "explorer",
     "recorder",
@@ -77,8 +78,9 @@ def test_each_module_imports_only_the_ones_below_it() -> None:
         "dot": {"graph_model"},
         "forward_mode": {"graph_model"},
         "mistakes": {"graph_model"},
+        "mistake_examples": set(),
         "page": {"boxes", "graph_model"},
-        "explorer": {"boxes", "dot", "graph_model", "layout", "mistakes", "page"},
+        "explorer": {"boxes", "dot", "graph_model", "layout", "mistake_examples", "mistakes", "page"},
         "recorder": {"page"},
     }
 

@@ -216,6 +216,17 @@ def _picture(model: GraphModel, layout: str, timeout: float) -> tuple[str, str]:
     return graph_svg(model), ""
 
 
+def _unrecorded(model: GraphModel, scopes: Recording | None) -> str:
+    """What the page says when ``scopes`` recorded none of the graph (it is then drawn without boxes)."""
+    if scopes is None or recorded_any(model, scopes):
+        return ""
+    return _said(
+        f"explore: the scopes given recorded none of this graph's {len(model.order)} Values, so it is "
+        "shown without boxes; build the graph inside `with micrograd.scopes.record_scopes() as scopes:` "
+        "and pass that recording"
+    )
+
+
 def page(
     root: Value,
     params: Iterable[Value] | None = None,
@@ -241,15 +252,8 @@ def page(
     breakit = breakit_data(model, trace.grads, mistake)
     if examples:
         _offer_examples(breakit)
-    note = ""
-    if scopes is not None and not recorded_any(model, scopes):
-        note = _said(
-            f"explore: the scopes given recorded none of this graph's {len(model.order)} Values, so it is "
-            "shown without boxes; build the graph inside `with micrograd.scopes.record_scopes() as scopes:` "
-            "and pass that recording"
-        )
-        scopes = None
-    if scopes is not None:
+    note = _unrecorded(model, scopes)
+    if scopes is not None and not note:
         boxes = boxes_of(model, scopes)
         svgs = box_svgs(model, boxes)
         pages.boxes_data(boxes, runs_of(model, boxes, trace), svgs, data)

@@ -89,6 +89,7 @@ def fmt(x: float) -> str:
 
 #: The longest expression a Value is named by (``x1*w1 + x2*w2``); a longer one is ``#i``.
 MAX_EXPRESSION_NAME = 24
+CONSTANT = "(constant)"  # Value.op of a number the engine turned into a leaf (x * 2's 2)
 
 # How tightly each op binds, for an expression name's parentheses (a name: ATOM).
 _BINDS = {"+": 1, "-": 1, "*": 2, "/": 2}
@@ -127,7 +128,7 @@ def names_of(
         name = v.label or given.get(v)
         if name:
             binds[v] = ATOM if _PLAIN.fullmatch(name) else 0
-        elif not v._prev and v._op == CONSTANT:
+        elif not v.children and v.op == CONSTANT:
             name = f"{v.data:g}"
             binds[v] = ATOM if v.data >= 0 else 0
         else:
@@ -143,11 +144,11 @@ def names_of(
 def _expression_name(v: Value, names: dict[Value, str], binds: dict[Value, int]) -> tuple[str, int] | None:
     """``v`` written with its operands' names and how tightly it binds, or None where an operand
     has no name a learner wrote (``#i``) or the graph gave none yet."""
-    operands = list(v._prev)
+    operands = list(v.children)
     if not operands or any(c not in names or names[c].startswith("#") for c in operands):
         return None
-    op = v._op or "?"
-    if op == "+" and len(operands) > 2 and operands[0]._op == CONSTANT and operands[0].data == 0.0:
+    op = v.op or "?"
+    if op == "+" and len(operands) > 2 and operands[0].op == CONSTANT and operands[0].data == 0.0:
         operands = operands[1:]  # micrograd.sum's start: 0 + a + b is a + b
 
     def arg(c: Value, tighter_than: int) -> str:
