@@ -41,7 +41,7 @@ METHOD_OF = {
 }
 
 
-@dataclass
+@dataclass(eq=False)  # one object per case: hashed by identity (engine_refs caches each)
 class Expr:
     """Leaves (name -> number) and lines ``name = formula``; the last line's node is the output."""
 
@@ -82,7 +82,9 @@ def one(title: str, line: str, chain: bool = False, **leaves: float) -> Expr:
 
 
 # Each op alone (every node used once, so accumulation and order cannot matter), then fed into
-# itself (``chain``: the inner node's out.grad is not 1), then with plain numbers on either side.
+# itself (``chain``: the inner node's out.grad is not 1), then with plain numbers on either side,
+# then where the rules are easiest to get wrong: relu at its kink, powers 0, 1 and negative,
+# tanh and exp at large inputs (division by a negative is in every case of /).
 OP_CASES: dict[str, list[Expr]] = {
     "+": [
         one("a + b", "a + b", a=2.0, b=-3.0),
@@ -114,13 +116,26 @@ OP_CASES: dict[str, list[Expr]] = {
         one("a ** -1", "a ** -1", a=-4.0),
         one("a ** 0.5", "a ** 0.5", a=2.25),
         one("(a ** 2) ** 3", "(a ** 2) ** 3", True, a=0.8),
+        one("a ** 0", "a ** 0", a=2.5),  # the edges of n * a**(n - 1): 0, 1, and negative below
+        one("a ** 1", "a ** 1", a=2.5),
+        one("a ** -2", "a ** -2", a=-1.5),
     ],
-    "exp": [one("exp(a)", "exp(a)", a=0.5), one("exp(exp(a))", "exp(exp(a))", True, a=-0.7)],
-    "tanh": [one("tanh(a)", "tanh(a)", a=0.5), one("tanh(tanh(a))", "tanh(tanh(a))", True, a=-1.2)],
+    "exp": [
+        one("exp(a)", "exp(a)", a=0.5),
+        one("exp(exp(a))", "exp(exp(a))", True, a=-0.7),
+        one("exp(a) of a large a", "exp(a)", a=50.0),
+    ],
+    "tanh": [
+        one("tanh(a)", "tanh(a)", a=0.5),
+        one("tanh(tanh(a))", "tanh(tanh(a))", True, a=-1.2),
+        one("tanh(a) near 1", "tanh(a)", a=20.0),  # saturated: the gradient is 0 on both sides
+        one("tanh(a) near -1", "tanh(a)", a=-20.0),
+    ],
     "relu": [
         one("relu(a > 0)", "relu(a)", a=1.5),
         one("relu(a < 0)", "relu(a)", a=-1.5),
         one("relu(relu(a))", "relu(relu(a))", True, a=2.5),
+        one("relu(a = 0)", "relu(a)", a=0.0),  # the kink: relu'(0) = 0, as micrograd 0.1.0 and PyTorch
     ],
     "log": [one("log(a)", "log(a)", a=2.5), one("log(log(a))", "log(log(a))", True, a=5.0)],
 }

@@ -132,7 +132,7 @@ def run(job: Callable[[Heartbeat], Any], seconds: float) -> Any:
     reader, writer = Pipe(duplex=False)
     shared = mmap.mmap(-1, _HEAD.size + 8 * _MOST)  # anonymous and shared: the child writes, we read
     _HEAD.pack_into(shared, 0, 0, time.monotonic(), 0, 0, 0)
-    _flush()  # what is buffered is printed once, not once more by the child
+    flush()  # what is buffered is printed once, not once more by the child
     with warnings.catch_warnings():  # Python 3.12 warns about fork in a process with threads: the
         warnings.simplefilter("ignore", DeprecationWarning)  # child runs only this check, then exits
         pid = os.fork()
@@ -159,7 +159,7 @@ def _child(job: Callable[[Heartbeat], Any], conn: Connection, shared: mmap.mmap)
             conn.send(("done", job(Heartbeat(conn, shared))))
         except BaseException as exc:
             conn.send(("raised", "".join(traceback.format_exception(exc))))
-        _flush()
+        flush()
     except BaseException:
         code = 1
     finally:
@@ -198,7 +198,7 @@ def _wait(conn: Connection, shared: mmap.mmap, hard: float) -> Any:
             )
 
 
-def _flush() -> None:
+def flush() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
