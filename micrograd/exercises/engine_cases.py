@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import formulas
+from .formulas import Tree
 
 # symbol -> (symbol, method, reflected method: the one Python calls for ``2.0 + a``)
 BINARY: dict[str, tuple[str, str, str]] = {
@@ -51,6 +52,8 @@ class Expr:
     chain: bool = False  # an op fed into itself: its rule must multiply by out.grad
     names: list[str] = field(init=False)
     formulas: dict[str, str] = field(init=False)
+    trees: dict[str, Tree] = field(init=False)  # parsed here, before any learner's code runs
+    needed: list[str] = field(init=False)  # the methods of Value it calls
 
     def __post_init__(self) -> None:
         self.formulas = {}
@@ -58,6 +61,10 @@ class Expr:
             name, formula = (part.strip() for part in line.split("=", 1))
             self.formulas[name] = formula
         self.names = [*self.leaves, *self.formulas]
+        self.trees = {name: formulas.parse(formula) for name, formula in self.formulas.items()}
+        self.needed = []
+        for tree in self.trees.values():
+            self.needed += [m for m in formulas.methods(tree) if m not in self.needed]
 
     @property
     def at(self) -> str:
@@ -68,13 +75,6 @@ class Expr:
 def needs(line: str) -> list[str]:
     """The methods of Value a line calls, outermost first, each once."""
     return formulas.methods(formulas.parse(line.split("=", 1)[-1]))
-
-
-def needs_all(expr: Expr) -> list[str]:
-    found: list[str] = []
-    for line in expr.lines:
-        found += [m for m in needs(line) if m not in found]
-    return found
 
 
 def one(title: str, line: str, chain: bool = False, **leaves: float) -> Expr:

@@ -238,7 +238,9 @@ def grade(
         try:
             info = reader.class_info()
         except StoppedError as stop:
-            info = stop_class(stop)
+            stop_line = stopped_line(plan[0].check, f"{class_name(cls)}(2.0)", stop, seconds, total)
+            show(progress, parts, lines_of.Seen(class_name(cls), set()), [stop_line])
+            return
         if info["problem"] is not None:
             raise TypeError(info["problem"])
         seen = lines_of.Seen(class_name(cls), info["has"], info["code"])
@@ -254,13 +256,6 @@ def grade(
                 return
             k += len(line.jobs)
             show(progress, parts, seen, decided(line, seen, answers, seconds))
-
-
-def stop_class(stop: StoppedError) -> dict[str, Any]:
-    raise TypeError(
-        "check_engine: the process running your class stopped while making Value(2.0)"
-        + (f": {stop.reason}" if stop.reason else f" ({stop.kind})")
-    )
 
 
 def show(progress: Progress, parts: list[str], seen: lines_of.Seen, lines: list[CheckLine]) -> None:

@@ -27,11 +27,11 @@ from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import methodcaller
-from typing import Any
+from typing import Any, TypeVar
 
 from . import engine_models as models
 from . import formulas
-from .engine_cases import BINARY, UNARY_METHODS, ZEROING, Expr, needs_all
+from .engine_cases import BINARY, UNARY_METHODS, ZEROING, Expr
 from .engine_eval import missing_operator, written_in
 from .running import is_arithmetic, raised_at
 from .time_limit import Interrupted, time_limit
@@ -69,6 +69,7 @@ def number(x: Any) -> float | str:
 def failure(exc: BaseException, cls: type) -> dict[str, Any]:
     """What the learner's code raised: not written yet, an arithmetic error (a wrong answer),
     out of time, or broken (the parent raises it, as the learner's own exception)."""
+    settled(None)
     if isinstance(exc, Interrupted):
         return {"timeout": True}
     if isinstance(exc, NotImplementedError):
@@ -136,6 +137,17 @@ def tracing(codes: dict[types.CodeType, str]) -> Iterator[list[str]]:
 # ---- the learner's patches undone -------------------------------------------------------------
 
 
+T = TypeVar("T")
+GUARD: list[Guard] = []  # in the child: the state to put back after each call of the learner's code
+
+
+def settled(x: T) -> T:
+    """``x``, once ``builtins``, ``math`` and the recursion limit are put back (in the child)."""
+    for guard in GUARD:
+        guard.restore()
+    return x
+
+
 class Guard:
     """``builtins``, ``math`` and the recursion limit as they were, put back by ``restore()``."""
 
@@ -159,16 +171,16 @@ FUNCTIONS: dict[str, Callable[[Any], Any]] = {name: methodcaller(name) for name 
 def run_expr(cls: type, expr: Expr, codes: dict[types.CodeType, str]) -> dict[str, Any]:
     """The expression built with ``cls``: each node's value as far as it got, what stopped it,
     then backward()'s gradients (or what stopped it), with the methods that ran in each."""
-    missing = [m for m in needs_all(expr) if not has(cls, m)]
+    missing = [m for m in expr.needed if not has(cls, m)]
     if missing:
         return {"todo": missing[0]}
     nodes: dict[str, Any] = {}
     with tracing(codes) as ran:
         try:
             for name, value in expr.leaves.items():
-                nodes[name] = cls(value)
-            for name, formula in expr.formulas.items():
-                nodes[name] = formulas.evaluate(formulas.parse(formula), dict(nodes), FUNCTIONS)
+                nodes[name] = settled(cls(value))
+            for name, tree in expr.trees.items():
+                nodes[name] = settled(formulas.evaluate(tree, dict(nodes), FUNCTIONS))
                 if not (hasattr(nodes[name], "data") and hasattr(nodes[name], "grad")):
                     return {
                         "data": datas(nodes, name),
@@ -191,7 +203,7 @@ def run_backward(
         return {"todo": "backward"}
     with tracing(codes) as ran:
         try:
-            nodes[expr.names[-1]].backward()
+            settled(nodes[expr.names[-1]].backward())
         except BaseException as exc:
             return {**failure(exc, cls), "ran": ran}
     return {"grad": [number(getattr(nodes[n], "grad", None)) for n in expr.names], "ran": ran}
@@ -225,7 +237,7 @@ def run_mlp(cls: type) -> dict[str, Any]:
     for nonlinearity in ("tanh", "relu"):
         if has(cls, nonlinearity):
             try:
-                loss, grads, after = models.mlp_step(cls, nonlinearity)
+                loss, grads, after = models.mlp_step(cls, settled(nonlinearity))
                 runs[nonlinearity] = {
                     "loss": number(loss),
                     "grads": [number(g) for _, g in grads],
@@ -272,7 +284,7 @@ def class_info(cls: type) -> dict[str, Any]:
     """The class's methods and their inner functions' code, or why ``cls(2.0)`` is no Value."""
     from .engine_eval import class_problem
 
-    problem = class_problem(cls)
+    problem = settled(class_problem(cls))
     codes = learner_codes(cls)
     return {"problem": problem, "has": [m for m in METHODS if has(cls, m)], "code": code_lines(codes)}
 
@@ -282,6 +294,8 @@ def answers(
 ) -> Generator[dict[str, Any], None, None]:
     """The messages: the class's info, then for each job its start and its answer, each job under
     ``seconds`` and before ``deadline`` (a job out of time answers ``{"timeout": true}``)."""
+    if guard is not None:
+        GUARD[:] = [guard]
     yield {"class": limited(lambda: class_info(cls), seconds, deadline, guard)}
     codes = learner_codes(cls)
     for k, job in enumerate(jobs):

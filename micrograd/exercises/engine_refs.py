@@ -132,8 +132,8 @@ FUNCTIONS = {name: methodcaller(name) for name in UNARY}
 def expr_reference(expr: Expr) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Every node's value and gradient, in ``expr.names``' order."""
     nodes: dict[str, Any] = {name: Ref(value) for name, value in expr.leaves.items()}
-    for name, formula in expr.formulas.items():
-        nodes[name] = formulas.evaluate(formulas.parse(formula), dict(nodes), FUNCTIONS)
+    for name, tree in expr.trees.items():
+        nodes[name] = formulas.evaluate(tree, dict(nodes), FUNCTIONS)
     nodes[expr.names[-1]].backward()
     return tuple(nodes[n].data for n in expr.names), tuple(nodes[n].grad for n in expr.names)
 

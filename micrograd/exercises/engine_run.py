@@ -19,6 +19,7 @@ import json
 import math
 import os
 import signal
+import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -85,18 +86,25 @@ class Child:
 
 
 def run_child(messages: Iterator[dict[str, Any]], fd: int) -> None:  # pragma: no cover - in the child
-    """Send every message, then exit without returning to the caller's code (no atexit handlers,
-    no test runner carrying on in a copy of itself)."""
-    code = 0
-    try:
+    """Send every message from a new thread, then exit without returning to the caller's code (no
+    atexit handlers, no test runner carrying on in a copy of itself).  The thread starts on an
+    empty stack: the learner's code has the same recursion depth to spare wherever
+    check_engine was called from (a test runner's deep stack, a notebook's shallow one)."""
+    done = []
+
+    def send_all() -> None:
         sender = Sender(fd)
         for message in messages:
             sender.send(message)
         isolation.flush()
-    except BaseException:
-        code = 1
+        done.append(True)
+
+    try:
+        thread = threading.Thread(target=send_all, daemon=True)
+        thread.start()
+        thread.join()
     finally:
-        os._exit(code)
+        os._exit(0 if done else 1)
 
 
 class Reader:
@@ -136,7 +144,7 @@ class Reader:
     def class_info(self) -> dict[str, Any]:
         message = self.message(self.limit())
         if type(message) is not dict or list(message) != ["class"]:
-            raise StoppedError("stopped", "something else where the class's description was due")
+            raise StoppedError("stopped", "it sent something other than the description of the class")
         try:
             return read_class(message["class"])
         except MalformedError as bad:
@@ -145,10 +153,10 @@ class Reader:
     def answer(self, k: int) -> dict[str, Any]:
         """The answer to case ``k``, checked; ``StoppedError`` when there is none."""
         if self.message(_monotonic() + IDLE) != {"start": k}:
-            raise StoppedError("stopped", f"something else where the start of case {k + 1} was due")
+            raise StoppedError("stopped", "it sent something other than this case's start")
         message = self.message(self.limit())
         if type(message) is not dict or message.pop("k", None) != k:
-            raise StoppedError("stopped", f"something else where the answer to case {k + 1} was due")
+            raise StoppedError("stopped", "it sent something other than this case's answer")
         try:
             return read_answer(self.jobs[k], message)
         except MalformedError as bad:
