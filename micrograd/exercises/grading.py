@@ -46,7 +46,9 @@ coloured table.
 from __future__ import annotations
 
 import math as _pymath
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from ..engine import Value
@@ -56,7 +58,7 @@ from .compare import at_point
 from .first_order import check_backward, check_forward
 from .inputs import caller, count_inputs, domain_of, parse_params, points_of, resolve_like
 from .references import BINARY, UNARY
-from .result import CheckLine, CheckResult, report
+from .result import CheckLine, CheckResult, Progress
 from .running import Limited, NotWrittenError, Task, TimedOut
 from .second_order import check_second_order
 
@@ -72,6 +74,7 @@ def check(
     points: Sequence[Any] | None = None,
     quiet: bool = False,
     timeout: float | None = 5.0,
+    total_timeout: float | None = 120.0,
 ) -> CheckResult:
     """Check the op ``fn`` (a ``Function`` subclass, or a function of Values) against ``like``.
 
@@ -84,9 +87,11 @@ def check(
     ``params``: numbers passed after the inputs, to ``fn`` and to the reference alike
     (``params=(0.1,)`` for a slope), or a list of such tuples to try several.
     ``points``: your own points instead of the generated ones (numbers, or tuples for
-    several inputs).  ``quiet``: print nothing.  ``timeout``: seconds each call of your
-    forward or backward may take (None: no limit); a call that runs longer is stopped and
-    reported as TIMEOUT with its point.
+    several inputs).  ``quiet``: print nothing (else each line is printed as it is decided).
+    ``timeout``: seconds each call of your forward or backward may take (None: no limit); a
+    call that runs longer is stopped and reported as TIMEOUT with its point.
+    ``total_timeout``: seconds for the whole check (None: no limit); past it the verdict is
+    TIMED OUT, with the lines decided so far.
 
     >>> result = check(lambda x: x * x, like="square", quiet=True)
     >>> result.verdict
@@ -102,28 +107,49 @@ def check(
     >>> result.verdict, result.lines[0].status
     ('RIGHT, EXCEPT AT EDGES', 'EDGE')
     """
-    check_timeout(timeout)
+    check_timeout(timeout, "timeout")
+    check_timeout(total_timeout, "total_timeout")
     name = getattr(fn, "name", "") or getattr(fn, "__name__", "") or type(fn).__name__
     task = make_task(fn, name, like, domain, params, points, timeout)
+    task.student.total = total_timeout
+    result = CheckResult(name)
+    progress = Progress(result, quiet)
+    result.lines = Shown(progress.show)
     try:
-        result = grade(task, name, isinstance(fn, type))
+        grade(task, result, isinstance(fn, type))
     except Exception as exc:  # a broken call: the student's own exception, traceback and all
         if hasattr(exc, "add_note"):  # Python 3.11+
             exc.add_note(f"(raised while micrograd.exercises.check ran {name})")
         raise
-    if not quiet:
-        report(result)
+    result.lines = list(result.lines)
+    progress.done()
     return result
 
 
 check.ops = sorted([*UNARY, *BINARY])  # type: ignore[attr-defined]
 
 
-def check_timeout(timeout: Any) -> None:
+def check_timeout(timeout: Any, name: str = "timeout") -> None:
     if timeout is not None and (
         isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0.0 < timeout < _pymath.inf
     ):
-        raise ValueError(f"check: timeout must be a positive number of seconds or None, got {timeout!r}")
+        raise ValueError(f"check: {name} must be a positive number of seconds or None, got {timeout!r}")
+
+
+class Shown(list[CheckLine]):
+    """The result's lines, each shown as it is added (``Progress.show``)."""
+
+    def __init__(self, show: Callable[[CheckLine], None]) -> None:
+        super().__init__()
+        self.show = show
+
+    def append(self, line: CheckLine) -> None:
+        super().append(line)
+        self.show(line)
+
+    def extend(self, lines: Iterable[CheckLine]) -> None:
+        for line in lines:
+            self.append(line)
 
 
 def make_task(
@@ -151,21 +177,60 @@ def make_task(
     return Task(limited, reference, like_name, cases, names, inside, bounds)
 
 
-def grade(task: Task, name: str, is_function: bool) -> CheckResult:
-    """Run the checks: in a child process that can be killed when there is a time limit and
-    Linux's fork (an ``except:`` in the student's code cannot swallow that stop), else here."""
-    seconds = task.student.seconds
+def grade(task: Task, result: CheckResult, is_function: bool) -> None:
+    """Run the checks into ``result.lines``: in a child process that can be killed when there is a
+    time limit and Linux's fork (an ``except:`` in the student's code cannot swallow that stop),
+    else here.  The child's lines are shown as they arrive."""
+    seconds, total = task.student.seconds, task.student.total
+    task.student.deadline = _pymath.inf if total is None else time.monotonic() + total
     if seconds is None or not isolation.available():
-        return grade_here(task, name, is_function)
-    outcome = isolation.run(lambda heartbeat: grade_in_child(heartbeat, task, name, is_function), seconds)
+        grade_here(task, result.name, is_function, result)
+        return
+
+    def arrived(lines: list[CheckLine]) -> None:
+        result.lines.extend(lines[len(result.lines) :])
+
+    job = partial(grade_in_child, task=task, name=result.name, is_function=is_function)
+    outcome = isolation.run(job, seconds, task.student.deadline, arrived)
     if isinstance(outcome, isolation.Stopped):
-        slow = TimedOut(outcome.what, outcome.pt, outcome.ps, seconds)
-        return CheckResult(name, [*outcome.lines, timeout_line(slow, is_function, task.names)])
-    if isinstance(outcome, isolation.Failed):
+        arrived(outcome.lines)
+        limit = (total or 0.0) if outcome.what == "total" else seconds
+        what = TimedOut(outcome.what, outcome.pt, outcome.ps, limit)
+        result.lines.append(timeout_line(what, is_function, task.names))
+    elif isinstance(outcome, isolation.Failed):
         # The student's code raised in the child: run the check again here, so that what is
         # raised is the student's own exception with its traceback (the same op raises again).
-        return grade_here(task, name, is_function)
-    return CheckResult(name, outcome)
+        del result.lines[:]
+        grade_here(task, result.name, is_function, result)
+    elif not complete(outcome):  # the student's code wrote into the pipe, or left early
+        result.lines.append(stopped_line(outcome))
+    else:
+        arrived(outcome)
+
+
+STEPS = ["forward", "backward", "chain rule", "second order"]
+
+
+def complete(lines: Any) -> bool:
+    """Whether the child's answer is the checks' lines, in order: each step once, or the steps
+    up to one that ended the check (not written yet, out of time)."""
+    if type(lines) is not list or not lines or not all(type(line) is CheckLine for line in lines):
+        return False
+    names = [line.check for line in lines]
+    if len(lines) == len(STEPS):
+        return names == STEPS
+    return names[:-1] == STEPS[: len(lines) - 1] and lines[-1].status in ("TODO", "TIMEOUT")
+
+
+def stopped_line(outcome: Any) -> CheckLine:
+    got = f"{len(outcome)} line(s)" if type(outcome) is list else f"a {type(outcome).__name__}"
+    return CheckLine(
+        "WRONG",
+        "answer",
+        f"your op stopped the grader: the process running it answered {got} where the lines of "
+        f"{', '.join(STEPS)} were due",
+        "your op must only compute: writing to the grader's pipe or exiting stops it, and counts as wrong",
+    )
 
 
 def grade_in_child(
@@ -207,6 +272,14 @@ def run_checks(result: CheckResult, task: Task) -> None:
 
 def timeout_line(slow: TimedOut, is_function: bool, names: list[str]) -> CheckLine:
     """The TIMEOUT line: which call of the student's code ran out of time, and at which point."""
+    if slow.what == "total":
+        return CheckLine(
+            "TIMEOUT",
+            "total",
+            f"check ran longer than {slow.seconds:g} s in all and was stopped at "
+            f"{at_point(names, slow.pt, slow.ps)}; the lines above were decided",
+            "pass a larger total_timeout=... (or fewer points=...)",
+        )
     who = f"your {slow.what}" if is_function else f"your op's {slow.what}"
     return CheckLine(
         "TIMEOUT",

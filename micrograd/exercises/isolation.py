@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import struct
@@ -60,7 +61,7 @@ def hard_limit(seconds: float) -> float:
 class Stopped:
     """The child was killed in the middle of a call: which one, where, and the lines before it."""
 
-    what: str
+    what: str  # "total" when the whole check ran past its end
     pt: Point
     ps: tuple[float, ...]
     lines: list[CheckLine] = field(default_factory=list)
@@ -123,9 +124,16 @@ def _read(shared: mmap.mmap, whats: list[str]) -> tuple[bool, float, tuple[str, 
             return seq % 2 == 1, since, (name, numbers[:n_pt], numbers[n_pt:])
 
 
-def run(job: Callable[[Heartbeat], Any], seconds: float) -> Any:
+def run(
+    job: Callable[[Heartbeat], Any],
+    seconds: float,
+    deadline: float = math.inf,
+    on_lines: Callable[[list[CheckLine]], None] | None = None,
+) -> Any:
     """``job(heartbeat)``'s answer, computed in a forked child; a ``Stopped`` when a call ran past
-    ``hard_limit(seconds)``, a ``Failed`` when the job raised.  The child never outlives this."""
+    ``hard_limit(seconds)`` (or the whole past ``deadline``), a ``Failed`` when the job raised.
+    ``on_lines`` is told the lines found so far each time the child sends them.  The child
+    never outlives this."""
     import mmap
     from multiprocessing.connection import Pipe
 
@@ -141,7 +149,7 @@ def run(job: Callable[[Heartbeat], Any], seconds: float) -> Any:
         _child(job, writer, shared)
     writer.close()
     try:
-        return _wait(reader, shared, hard_limit(seconds))
+        return _wait(reader, shared, hard_limit(seconds), deadline, on_lines)
     finally:
         reader.close()
         with contextlib.suppress(ProcessLookupError):
@@ -166,12 +174,21 @@ def _child(job: Callable[[Heartbeat], Any], conn: Connection, shared: mmap.mmap)
         os._exit(code)
 
 
-def _wait(conn: Connection, shared: mmap.mmap, hard: float) -> Any:
+def _wait(
+    conn: Connection,
+    shared: mmap.mmap,
+    hard: float,
+    deadline: float,
+    on_lines: Callable[[list[CheckLine]], None] | None,
+) -> Any:
     """Read the child's messages until its answer; between them, look at what it runs, and stop
-    it when a call (or our own code between two calls) runs past its deadline."""
+    it when a call (or our own code between two calls, or the whole) runs past its deadline."""
     lines: list[CheckLine] = []
     whats: list[str] = []
     while True:
+        if time.monotonic() > deadline + hard:  # (the child stops itself at the deadline)
+            _, _, (_, pt, ps) = _read(shared, whats)
+            return Stopped("total", pt, ps, lines)
         if conn.poll(POLL):
             try:
                 kind, payload = conn.recv()
@@ -182,6 +199,8 @@ def _wait(conn: Connection, shared: mmap.mmap, hard: float) -> Any:
                 ) from None
             if kind == "lines":
                 lines = payload
+                if on_lines is not None:
+                    on_lines(lines)
                 continue
             if kind == "what":
                 whats.append(payload)

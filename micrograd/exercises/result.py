@@ -164,6 +164,10 @@ class Progress:
 
     def add(self, line: CheckLine) -> None:
         self.result.lines.append(line)
+        self.show(line)
+
+    def show(self, line: CheckLine) -> None:
+        """Show one more line (already in the result's lines)."""
         if self.quiet:
             return
         if self.shell is None:

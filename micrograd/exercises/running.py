@@ -5,6 +5,7 @@ limit, the arithmetic errors Python's math raises (kept as ``Raised``, with the 
 from __future__ import annotations
 
 import linecache
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -144,6 +145,8 @@ class Limited:
         self.f, self.seconds = f, seconds
         self.__name__ = getattr(f, "__name__", "the op")
         self.watch: Watch | None = None
+        self.deadline = math.inf  # the whole check's end (``total_timeout``), once it starts
+        self.total: float | None = None
 
     def __call__(self, *args: Any) -> Value:
         return self._limited("forward", args, lambda: self.f(*args))
@@ -155,20 +158,32 @@ class Limited:
         pt, ps = point_of(args)
         if self.watch is not None:
             self.watch.started(what, pt, ps)
-        started = time.monotonic()
+        started, seconds = time.monotonic(), self.limit()
         try:
-            with time_limit(self.seconds):
+            with time_limit(seconds):
                 answer = call()
         except Interrupted as exc:
-            raise TimedOut(which_rule(exc, what), pt, ps, self.seconds or 0.0) from None
+            raise self.out_of_time(which_rule(exc, what), pt, ps) from None
         finally:
             if self.watch is not None:
                 self.watch.ended()
-        if self.seconds is not None and time.monotonic() - started > self.seconds:
+        if seconds is not None and time.monotonic() - started > seconds:
             # Stopped, but the student's own ``except:`` swallowed the stop and the call went on:
             # out of time all the same (its answer is whatever the handler left).
-            raise TimedOut(what, pt, ps, self.seconds)
+            raise self.out_of_time(what, pt, ps)
         return answer
+
+    def limit(self) -> float | None:
+        """This call's limit: ``seconds``, or less when the whole check's end comes first."""
+        left = self.deadline - time.monotonic()
+        if left == math.inf:
+            return self.seconds
+        return max(min(self.seconds or math.inf, left), 0.001)
+
+    def out_of_time(self, what: str, pt: Point, ps: tuple[float, ...]) -> TimedOut:
+        if time.monotonic() >= self.deadline:
+            return TimedOut("total", pt, ps, self.total or 0.0)
+        return TimedOut(what, pt, ps, self.seconds or 0.0)
 
 
 def point_of(args: Sequence[Any]) -> tuple[Point, tuple[float, ...]]:
