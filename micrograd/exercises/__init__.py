@@ -19,8 +19,16 @@ The modules, in the order ``check`` uses them:
 * ``result``: ``CheckLine`` and ``CheckResult``, printed in a terminal, a table in Jupyter.
 
 ``check_engine(Value)`` grades a learner's whole ``Value`` class, written from scratch: its ops,
-``backward()``'s structure, the lecture's expressions, an MLP step and microgpt
-(``engine_check``, with ``engine_cases``, ``engine_eval``, ``engine_lines`` and ``engine_models``).
+``backward()``'s structure, the lecture's expressions, an MLP step and microgpt.  The modules:
+
+* ``engine_check``: ``check_engine`` itself: the plan of lines and cases, each line shown as decided;
+* ``engine_cases`` and ``engine_models``: the expressions and the two models it builds;
+* ``engine_refs``: the answers expected, from the package's rules frozen at import;
+* ``engine_child``: what runs the learner's class (a forked child on Linux), sending raw numbers;
+* ``channel``, ``engine_run`` and ``engine_answers``: the pipe of JSON lines, the reading of it
+  case by case under the time limits, and each answer's shape checked;
+* ``engine_eval`` and ``engine_lines``: the comparisons and the lines, decided where the
+  learner's code never runs.
 
 May import: ``engine``, ``ops``, ``func.reverse`` and ``math``; nothing above them (never
 ``nn``, the pictures or ``compile``).  Nothing in ``micrograd`` imports this package: it loads
