@@ -239,3 +239,12 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+@pytest.mark.parametrize("name", ["the lecture's class", "pow off by one", "no topological order"])
+def test_without_fork_the_lines_are_the_same(
+    name: str, results: dict[str, EngineResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(isolation, "available", lambda: False)  # as in the browser's Python
+    here = check_engine(engine_zoo.make(name), quiet=True)
+    assert here.lines == results[name].lines

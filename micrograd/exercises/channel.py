@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import time
 from typing import Any
 
@@ -29,7 +28,7 @@ __all__ = ["ENDED", "LATE", "MalformedError", "Receiver", "Sender"]
 MOST_LINE = 1 << 22  # 4 MiB: microgpt's 4,192 gradients are about 100 kB
 MOST_TOTAL = 1 << 26  # 64 MiB in all: a flood is stopped, not read forever
 ENDED, LATE = "ended", "late"  # no more lines (the child exited); none before the deadline
-_loads, _dumps, _read, _write, _select = json.loads, json.dumps, os.read, os.write, select.select
+_loads, _dumps, _read, _write = json.loads, json.dumps, os.read, os.write
 
 
 class MalformedError(Exception):
@@ -52,14 +51,16 @@ class Receiver:
     """The parent's end: the next message, ``ENDED``, ``LATE``, or ``MalformedError`` raised."""
 
     def __init__(self, fd: int) -> None:
-        self.fd, self.buffer, self.total = fd, bytearray(), 0
+        import select  # here: only a forking system reads a pipe (the browser's Python may lack it)
+
+        self.fd, self.buffer, self.total, self.select = fd, bytearray(), 0, select.select
 
     def next(self, deadline: float) -> Any:
         while b"\n" not in self.buffer:
             if len(self.buffer) > MOST_LINE:
                 raise MalformedError(f"an answer longer than {MOST_LINE} bytes")
             left = deadline - time.monotonic()
-            if left <= 0 or not _select([self.fd], [], [], left)[0]:
+            if left <= 0 or not self.select([self.fd], [], [], left)[0]:
                 return LATE
             chunk = _read(self.fd, 65536)
             if not chunk:
