@@ -12,7 +12,7 @@ import time
 import pytest
 
 from micrograd import Value
-from micrograd.exercises import CheckLine, check, isolation
+from micrograd.exercises import check, isolation
 from tests.test_check_engine_table import Clock
 
 
@@ -53,8 +53,17 @@ def test_a_bad_total_timeout_is_a_clear_error() -> None:
 def forging_tanh(x: Value) -> Value:
     """Finds the pipe to the grader, sends one OK line as the whole answer, and exits."""
     for obj in gc.get_objects():
-        if type(obj).__name__ == "Connection" and not obj.closed and obj.writable:
-            obj.send(("done", [CheckLine("OK", "everything", "right")]))
+        if type(obj).__name__ == "Sender":
+            obj.send(["done", [["OK", "everything", "right", ""]]])
+            os._exit(0)
+    return x.tanh()
+
+
+def garbling_tanh(x: Value) -> Value:
+    """Writes what is no message into the grader's pipe, and exits."""
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "Sender":
+            os.write(obj.fd, b'["done", "RIGHT"]\n')
             os._exit(0)
     return x.tanh()
 
@@ -66,6 +75,9 @@ def test_a_forged_answer_is_wrong_not_right() -> None:
     assert result.lines[-1].message.startswith(
         "your op stopped the grader: the process running it answered 1 line(s)"
     )
+    garbled = check(garbling_tanh, like="tanh", quiet=True).lines[-1]
+    assert garbled.status == "WRONG"
+    assert "answered with lines that are not the check's lines" in garbled.message
 
 
 def test_every_line_is_shown_once_in_order(capsys: pytest.CaptureFixture[str]) -> None:

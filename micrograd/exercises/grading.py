@@ -202,8 +202,8 @@ def grade(task: Task, result: CheckResult, is_function: bool) -> None:
         # raised is the student's own exception with its traceback (the same op raises again).
         del result.lines[:]
         grade_here(task, result.name, is_function, result)
-    elif not complete(outcome):  # the student's code wrote into the pipe, or left early
-        result.lines.append(stopped_line(outcome))
+    elif isinstance(outcome, isolation.Garbled) or not complete(outcome):
+        result.lines.append(stopped_line(outcome))  # the student's code wrote into the pipe, or left early
     else:
         arrived(outcome)
 
@@ -223,7 +223,9 @@ def complete(lines: Any) -> bool:
 
 
 def stopped_line(outcome: Any) -> CheckLine:
-    got = f"{len(outcome)} line(s)" if type(outcome) is list else f"a {type(outcome).__name__}"
+    got = (
+        f"{len(outcome)} line(s)" if type(outcome) is list else f"with {getattr(outcome, 'reason', outcome)}"
+    )
     return CheckLine(
         "WRONG",
         "answer",

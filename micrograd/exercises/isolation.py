@@ -33,12 +33,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .channel import ENDED, LATE, MalformedError, Receiver, Sender
 from .references import Point
-from .result import CheckLine
+from .result import COLOURS, CheckLine
 
-if TYPE_CHECKING:  # loaded by run() only: the browser's Python may lack them, and never forks
+if TYPE_CHECKING:  # loaded by run() only: the browser's Python may lack it, and never forks
     import mmap
-    from multiprocessing.connection import Connection
 
 # Longest that our own code may run between two calls of the student's code (references,
 # bookkeeping) before the child counts as stuck: far beyond any check, short of a hang.
@@ -68,6 +68,13 @@ class Stopped:
 
 
 @dataclass
+class Garbled:
+    """The child sent what is not a message of the check (the student's code wrote into the pipe)."""
+
+    reason: str
+
+
+@dataclass
 class Failed:
     """The check raised in the child (the student's code is broken): its traceback, as text."""
 
@@ -87,7 +94,7 @@ class Heartbeat:
     sends the lines found so far through the pipe when they change, so that the parent knows
     what runs and what to report if it must kill."""
 
-    def __init__(self, conn: Connection, shared: mmap.mmap) -> None:
+    def __init__(self, conn: Sender, shared: mmap.mmap) -> None:
         self.conn, self.shared = conn, shared
         self.lines: list[CheckLine] = []
         self.sent = 0  # how many lines the parent has
@@ -97,10 +104,10 @@ class Heartbeat:
     def started(self, what: str, pt: Point, ps: tuple[float, ...]) -> None:
         if len(self.lines) != self.sent:
             self.sent = len(self.lines)
-            self.conn.send(("lines", list(self.lines)))
+            self.conn.send(["lines", as_data(self.lines)])
         if what not in self.whats:  # a new name goes through the pipe once; then its index
             self.whats.append(what)
-            self.conn.send(("what", what))
+            self.conn.send(["what", what])
         pt, ps = pt[:_MOST], ps[: _MOST - min(len(pt), _MOST)]
         struct.pack_into(f"<{len(pt) + len(ps)}d", self.shared, _HEAD.size, *pt, *ps)
         self._mark(self.whats.index(what), len(pt), len(ps))
@@ -116,12 +123,15 @@ class Heartbeat:
 def _read(shared: mmap.mmap, whats: list[str]) -> tuple[bool, float, tuple[str, Point, tuple[float, ...]]]:
     """What the child runs: whether in a call, since when, and which call (by its name, from
     ``whats``, the names the child sent) at which point."""
-    while True:  # read again if the child wrote in between (a torn read)
+    for _ in range(1000):  # read again if the child wrote in between (a torn read)
         seq, since, what, n_pt, n_ps = _HEAD.unpack_from(shared, 0)
+        n_pt = min(max(n_pt, 0), _MOST)  # (the child's numbers, bounded: the student's code runs there)
+        n_ps = min(max(n_ps, 0), _MOST - n_pt)
         numbers = struct.unpack_from(f"<{n_pt + n_ps}d", shared, _HEAD.size)
         if _HEAD.unpack_from(shared, 0)[0] == seq:
-            name = whats[what] if what < len(whats) else "a call"  # (its name's message not read yet)
+            name = whats[what] if 0 <= what < len(whats) else "a call"  # (its name not read yet)
             return seq % 2 == 1, since, (name, numbers[:n_pt], numbers[n_pt:])
+    return True, -math.inf, ("a call", (), ())  # a child that never stops writing: stuck
 
 
 def run(
@@ -135,9 +145,8 @@ def run(
     ``on_lines`` is told the lines found so far each time the child sends them.  The child
     never outlives this."""
     import mmap
-    from multiprocessing.connection import Pipe
 
-    reader, writer = Pipe(duplex=False)
+    reader, writer = os.pipe()
     shared = mmap.mmap(-1, _HEAD.size + 8 * _MOST)  # anonymous and shared: the child writes, we read
     _HEAD.pack_into(shared, 0, 0, time.monotonic(), 0, 0, 0)
     flush()  # what is buffered is printed once, not once more by the child
@@ -145,28 +154,28 @@ def run(
         warnings.simplefilter("ignore", DeprecationWarning)  # child runs only this check, then exits
         pid = os.fork()
     if pid == 0:  # pragma: no cover - the child: coverage does not follow it
-        reader.close()
-        _child(job, writer, shared)
-    writer.close()
+        os.close(reader)
+        _child(job, Sender(writer), shared)
+    os.close(writer)
     try:
-        return _wait(reader, shared, hard_limit(seconds), deadline, on_lines)
+        return _wait(Receiver(reader), shared, hard_limit(seconds), deadline, on_lines)
     finally:
-        reader.close()
+        os.close(reader)
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)  # gone already when it answered; never left running
         os.waitpid(pid, 0)
         shared.close()
 
 
-def _child(job: Callable[[Heartbeat], Any], conn: Connection, shared: mmap.mmap) -> None:  # pragma: no cover
+def _child(job: Callable[[Heartbeat], Any], conn: Sender, shared: mmap.mmap) -> None:  # pragma: no cover
     """Run the job, send its answer or its traceback, and exit without returning to the caller's
     code (``os._exit``: no atexit handlers, no test runner carrying on in a copy of itself)."""
     code = 0
     try:
         try:
-            conn.send(("done", job(Heartbeat(conn, shared))))
+            conn.send(["done", as_data(job(Heartbeat(conn, shared)))])
         except BaseException as exc:
-            conn.send(("raised", "".join(traceback.format_exception(exc))))
+            conn.send(["raised", "".join(traceback.format_exception(exc))])
         flush()
     except BaseException:
         code = 1
@@ -175,7 +184,7 @@ def _child(job: Callable[[Heartbeat], Any], conn: Connection, shared: mmap.mmap)
 
 
 def _wait(
-    conn: Connection,
+    conn: Receiver,
     shared: mmap.mmap,
     hard: float,
     deadline: float,
@@ -189,32 +198,64 @@ def _wait(
         if time.monotonic() > deadline + hard:  # (the child stops itself at the deadline)
             _, _, (_, pt, ps) = _read(shared, whats)
             return Stopped("total", pt, ps, lines)
-        if conn.poll(POLL):
-            try:
-                kind, payload = conn.recv()
-            except EOFError:
-                raise RuntimeError(
-                    "check: the process running your op ended without an answer (did your code call "
-                    "os._exit, or crash Python?); pass timeout=None to run it in this process and see"
-                ) from None
-            if kind == "lines":
-                lines = payload
-                if on_lines is not None:
-                    on_lines(lines)
-                continue
-            if kind == "what":
-                whats.append(payload)
-                continue
-            return payload if kind == "done" else Failed(payload)
-        in_call, since, (what, pt, ps) = _read(shared, whats)
-        running = time.monotonic() - since
-        if in_call and running > hard:
-            return Stopped(what, pt, ps, lines)
-        if not in_call and running > IDLE_LIMIT:
+        try:
+            kind, payload = message(conn.next(time.monotonic() + POLL))
+        except MalformedError as bad:
+            return Garbled(str(bad))
+        if kind == "ended":
             raise RuntimeError(
-                f"check: the process running the check gave no sign for {IDLE_LIMIT:g} s between two "
-                "calls of your code; run it again, or pass timeout=None to run it in this process"
+                "check: the process running your op ended without an answer (did your code call "
+                "os._exit, or crash Python?); pass timeout=None to run it in this process and see"
             )
+        if kind == "lines":
+            lines = payload
+            if on_lines is not None:
+                on_lines(lines)
+        elif kind == "what":
+            whats.append(payload)
+        elif kind in ("done", "raised"):
+            return payload if kind == "done" else Failed(payload)
+        elif stuck := _stuck(shared, whats, hard):
+            return Stopped(*stuck, lines)
+
+
+def _stuck(shared: mmap.mmap, whats: list[str], hard: float) -> tuple[str, Point, tuple[float, ...]] | None:
+    """The call the child runs past ``hard`` seconds, or None; RuntimeError when our own code
+    between two calls gives no sign for IDLE_LIMIT."""
+    in_call, since, (what, pt, ps) = _read(shared, whats)
+    running = time.monotonic() - since
+    if in_call and running > hard:
+        return what, pt, ps
+    if not in_call and running > IDLE_LIMIT:
+        raise RuntimeError(
+            f"check: the process running the check gave no sign for {IDLE_LIMIT:g} s between two "
+            "calls of your code; run it again, or pass timeout=None to run it in this process"
+        )
+    return None
+
+
+def as_data(lines: list[CheckLine]) -> list[list[str]]:
+    return [[line.status, line.check, line.message, line.hint] for line in lines]
+
+
+def message(got: Any) -> tuple[str, Any]:
+    """The child's message as (kind, payload), checked: its lines as CheckLines; ("late", None)
+    when none came in time, ("ended", None) when the child is gone; MalformedError otherwise."""
+    if got is LATE or got is ENDED:
+        return str(got), None
+    if type(got) is not list or len(got) != 2 or got[0] not in ("lines", "what", "done", "raised"):
+        raise MalformedError("a message that is not one of the check's")
+    kind, payload = got
+    if kind in ("what", "raised"):
+        if type(payload) is not str:
+            raise MalformedError(f"a {kind} that is not a text")
+        return kind, payload
+    if type(payload) is not list or not all(
+        type(row) is list and len(row) == 4 and all(type(t) is str for t in row) and row[0] in COLOURS
+        for row in payload
+    ):
+        raise MalformedError("lines that are not the check's lines")
+    return kind, [CheckLine(*row) for row in payload]
 
 
 def flush() -> None:
