@@ -80,6 +80,22 @@ def test_a_forged_answer_is_wrong_not_right() -> None:
     assert "answered with lines that are not the check's lines" in garbled.message
 
 
+FIRST_PID = os.getpid()
+
+
+def tanh_that_raises_only_in_the_child(x: Value) -> Value:
+    if os.getpid() != FIRST_PID:
+        raise TypeError("only where the grader's child runs me")
+    return x.tanh()
+
+
+@pytest.mark.skipif(not isolation.available(), reason="check forks only on Linux")
+def test_an_op_that_raises_only_in_the_child_is_wrong_not_graded_here() -> None:
+    result = check(tanh_that_raises_only_in_the_child, like="tanh", quiet=True)
+    assert result.verdict == "WRONG" and [line.check for line in result.lines] == ["answer"]
+    assert "TypeError: only where the grader's child runs me" in result.lines[0].message
+
+
 def test_every_line_is_shown_once_in_order(capsys: pytest.CaptureFixture[str]) -> None:
     result = check(lambda x: x.tanh(), like="tanh")
     shown = capsys.readouterr().out.splitlines()

@@ -200,12 +200,24 @@ def grade(task: Task, result: CheckResult, is_function: bool) -> None:
     elif isinstance(outcome, isolation.Failed):
         # The student's code raised in the child: run the check again here, so that what is
         # raised is the student's own exception with its traceback (the same op raises again).
-        del result.lines[:]
-        grade_here(task, result.name, is_function, result)
+        # If it does not, what it gives here is not taken: the verdict is never decided where
+        # the student's code ran.
+        grade_here(task, result.name, is_function, CheckResult(result.name))
+        result.lines.append(not_again_line(outcome.traceback))
     elif isinstance(outcome, isolation.Garbled) or not complete(outcome):
         result.lines.append(stopped_line(outcome))  # the student's code wrote into the pipe, or left early
     else:
         arrived(outcome)
+
+
+def not_again_line(trace: str) -> CheckLine:
+    last = trace.strip().splitlines()[-1] if trace.strip() else "an exception"
+    return CheckLine(
+        "WRONG",
+        "answer",
+        f"your op raised {last} in the process running the check, and nothing when run again here",
+        "an op must give the same answer each time it runs",
+    )
 
 
 STEPS = ["forward", "backward", "chain rule", "second order"]
