@@ -86,6 +86,7 @@ class Failed:
 # and the parent reads this only when it wakes.  seq is odd while a call runs; since is the
 # monotonic time (one clock for both processes) of the last start or end.
 _HEAD = struct.Struct("<qdqqq")  # seq, since, what (an index into the names sent), len(pt), len(ps)
+_SEQ = struct.Struct("<q")
 _MOST = 32  # numbers of a point kept for the message (a point of more inputs is cut there)
 
 
@@ -116,8 +117,12 @@ class Heartbeat:
         self._mark(0, 0, 0)
 
     def _mark(self, what: int, n_pt: int, n_ps: int) -> None:
-        self.seq += 1
+        # The fields first, under the old seq, then the new seq on its own (one aligned 8-byte
+        # write): a read between the two sees the new time with the old state, never a new
+        # state with an old time (which made a call look stuck since the previous mark).
         _HEAD.pack_into(self.shared, 0, self.seq, time.monotonic(), what, n_pt, n_ps)
+        self.seq += 1
+        _SEQ.pack_into(self.shared, 0, self.seq)
 
 
 def _read(shared: mmap.mmap, whats: list[str]) -> tuple[bool, float, tuple[str, Point, tuple[float, ...]]]:
