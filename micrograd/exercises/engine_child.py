@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 from . import engine_models as models
 from . import formulas
 from .engine_cases import BINARY, UNARY_METHODS, ZEROING, Expr
-from .engine_eval import missing_operator, written_in
+from .engine_eval import class_problem, missing_operator, written_in
 from .running import is_arithmetic, raised_at
 from .time_limit import Interrupted, time_limit
 
@@ -282,8 +282,6 @@ def run_job(cls: type, job: Job, codes: dict[types.CodeType, str]) -> dict[str, 
 
 def class_info(cls: type) -> dict[str, Any]:
     """The class's methods and their inner functions' code, or why ``cls(2.0)`` is no Value."""
-    from .engine_eval import class_problem
-
     problem = settled(class_problem(cls))
     codes = learner_codes(cls)
     return {"problem": problem, "has": [m for m in METHODS if has(cls, m)], "code": code_lines(codes)}
