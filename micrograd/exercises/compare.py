@@ -91,10 +91,12 @@ def is_edge_point(pt: Point, bounds: set[float]) -> bool:
     return any(not _pymath.isfinite(c) or abs(c) <= 1e-6 or abs(c) >= 20.0 or c in bounds for c in pt)
 
 
-def is_edge(pt: Point, mine: Any, expected: Any, bounds: set[float]) -> bool:
+def is_edge(pt: Point, mine: Any, expected: Any, bounds: set[float], settled: bool = False) -> bool:
     """A difference a right formula can make: at an edge point, raising (Python's math, where
     PyTorch gives inf or nan), or inf/nan where the other is not, or any number at ±0 (a kink's
-    convention, as relu'(0)).  At an ordinary point every difference is a wrong formula."""
+    convention, as abs'(0)) unless the op's value there is ``settled`` (relu'(0) is 0 in
+    micrograd 0.1.0, the lecture and PyTorch: 1 there is wrong).  At an ordinary point every
+    difference is a wrong formula."""
     if not is_edge_point(pt, bounds):
         return False
     if isinstance(mine, Raised):
@@ -102,4 +104,4 @@ def is_edge(pt: Point, mine: Any, expected: Any, bounds: set[float]) -> bool:
     finite = isinstance(mine, (int, float)) and _pymath.isfinite(mine)
     if expected is None or not finite or not _pymath.isfinite(expected):
         return True
-    return any(c == 0.0 for c in pt)
+    return not settled and any(c == 0.0 for c in pt)

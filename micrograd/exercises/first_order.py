@@ -9,7 +9,7 @@ from ..engine import Value
 from ..func.reverse import grad
 from .compare import Diff, at_point, cd_tolerance, central_difference, close, is_edge, num
 from .hints import diff_line, forward_hint, hint_for
-from .references import DERIVATIVES
+from .references import DERIVATIVES, SETTLED_KINKS
 from .result import CheckLine, CheckResult
 from .running import Raised, Run, Task, call_op, grads_of, run_student
 
@@ -85,7 +85,7 @@ def backward_diffs_at(task: Task, k: int, got: tuple[list[Value], Any]) -> tuple
             msg = f"{which}at {at_point(task.names, pt, ps)}: yours {num(mine)}, expected {num(target)}"
             if cd is not None and expected is not None:
                 msg += f" (central difference {num(cd)})"
-            edge = is_edge(pt, mine, target, task.bounds)
+            edge = is_edge(pt, mine, target, task.bounds, task.like_name in SETTLED_KINKS)
             diffs.append(Diff(msg, edge, pt, ps, i, mine, target, out.data))
     return diffs, n_cd
 
