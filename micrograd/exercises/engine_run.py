@@ -14,22 +14,17 @@ reading with ``StoppedError``, which the table reports as such.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import signal
-import threading
 import time
-import warnings
-from collections.abc import Iterator
 from types import TracebackType
 from typing import Any
 
 from . import isolation
-from .channel import ENDED, LATE, MalformedError, Receiver, Sender
+from .channel import ENDED, LATE, MalformedError
 from .engine_answers import read_answer, read_class
 from .engine_child import Guard, Job, answers
+from .forked import Forked
 
 __all__ = ["Reader", "StoppedError"]
 
@@ -60,51 +55,11 @@ class Here:
         self.messages.close()
 
 
-class Child:
+class Child(Forked):
     """The answers computed in a forked child, read from its pipe; the child never outlives this."""
 
     def __init__(self, cls: type, jobs: list[Job], seconds: float | None, deadline: float) -> None:
-        reader, writer = os.pipe()
-        isolation.flush()  # what is buffered is printed once, not once more by the child
-        with warnings.catch_warnings():  # (Python 3.12 warns about fork in a process with threads)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            self.pid = os.fork()
-        if self.pid == 0:  # pragma: no cover - the child: coverage does not follow it
-            os.close(reader)
-            run_child(answers(cls, jobs, seconds, Guard()), writer)
-        os.close(writer)
-        self.fd, self.receiver = reader, Receiver(reader)
-
-    def next(self, until: float) -> Any:
-        return self.receiver.next(until)
-
-    def close(self) -> None:
-        with contextlib.suppress(ProcessLookupError):  # gone already when it answered
-            os.kill(self.pid, signal.SIGKILL)  # never left running
-        os.waitpid(self.pid, 0)
-        os.close(self.fd)
-
-
-def run_child(messages: Iterator[dict[str, Any]], fd: int) -> None:  # pragma: no cover - in the child
-    """Send every message from a new thread, then exit without returning to the caller's code (no
-    atexit handlers, no test runner carrying on in a copy of itself).  The thread starts on an
-    empty stack: the learner's code has the same recursion depth to spare wherever
-    check_engine was called from (a test runner's deep stack, a notebook's shallow one)."""
-    done = []
-
-    def send_all() -> None:
-        sender = Sender(fd)
-        for message in messages:
-            sender.send(message)
-        isolation.flush()
-        done.append(True)
-
-    try:
-        thread = threading.Thread(target=send_all, daemon=True)
-        thread.start()
-        thread.join()
-    finally:
-        os._exit(0 if done else 1)
+        super().__init__(lambda requests: answers(cls, jobs, seconds, Guard()))
 
 
 class Reader:
