@@ -48,15 +48,16 @@ from __future__ import annotations
 import math as _pymath
 import time
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from typing import Any
 
 from ..engine import Value
-from . import isolation
 from .chain_rule import check_chain_rule
 from .compare import at_point
+from .engine_run import StoppedError
 from .first_order import check_backward, check_forward
 from .inputs import caller, count_inputs, domain_of, parse_params, points_of, resolve_like
+from .op_calls import remote_or_local
+from .op_refs import reference_table
 from .references import BINARY, UNARY
 from .result import CheckLine, CheckResult, Progress
 from .running import Limited, NotWrittenError, Task, TimedOut
@@ -174,94 +175,39 @@ def make_task(
     pts = points_of(points, arity, inside)
     cases = [(pt, ps, edge) for ps in param_sets for pt, edge in pts]
     limited = Limited(student, None if timeout is None else float(timeout))
-    return Task(limited, reference, like_name, cases, names, inside, bounds)
+    refs = reference_table(reference, cases)  # before the student's code runs once
+    return Task(limited, reference, like_name, cases, names, inside, bounds, refs)
 
 
 def grade(task: Task, result: CheckResult, is_function: bool) -> None:
-    """Run the checks into ``result.lines``: in a child process that can be killed when there is a
-    time limit and Linux's fork (an ``except:`` in the student's code cannot swallow that stop),
-    else here.  The child's lines are shown as they arrive."""
-    seconds, total = task.student.seconds, task.student.total
+    """Run the checks into ``result.lines``, each shown as it is decided.  Here, in this process,
+    every line is decided: where there is a time limit and Linux's fork the student's op runs in
+    a child process that only sends its numbers back (``op_calls.Remote``), else here."""
+    total = task.student.total
     task.student.deadline = _pymath.inf if total is None else time.monotonic() + total
-    if seconds is None or not isolation.available():
+    task.calls = remote_or_local(task.student, task.names, len(task.cases[0][0]))
+    try:
         grade_here(task, result.name, is_function, result)
-        return
-
-    def arrived(lines: list[CheckLine]) -> None:
-        result.lines.extend(lines[len(result.lines) :])
-
-    job = partial(grade_in_child, task=task, name=result.name, is_function=is_function)
-    outcome = isolation.run(job, seconds, task.student.deadline, arrived)
-    if isinstance(outcome, isolation.Stopped):
-        arrived(outcome.lines)
-        limit = (total or 0.0) if outcome.what == "total" else seconds
-        what = TimedOut(outcome.what, outcome.pt, outcome.ps, limit)
-        result.lines.append(timeout_line(what, is_function, task.names))
-    elif isinstance(outcome, isolation.Failed):
-        # The student's code raised in the child: run the check again here, so that what is
-        # raised is the student's own exception with its traceback (the same op raises again).
-        # If it does not, what it gives here is not taken: the verdict is never decided where
-        # the student's code ran.
-        grade_here(task, result.name, is_function, CheckResult(result.name))
-        result.lines.append(not_again_line(outcome.traceback))
-    elif isinstance(outcome, isolation.Garbled) or not complete(outcome):
-        result.lines.append(stopped_line(outcome))  # the student's code wrote into the pipe, or left early
-    else:
-        arrived(outcome)
+    except StoppedError as stop:  # the student's code wrote into the pipe, left early, or raised only there
+        result.lines.append(stopped_line(stop))
+    finally:
+        task.calls.close()
 
 
-def not_again_line(trace: str) -> CheckLine:
-    last = trace.strip().splitlines()[-1] if trace.strip() else "an exception"
+def stopped_line(stop: StoppedError) -> CheckLine:
     return CheckLine(
         "WRONG",
         "answer",
-        f"your op raised {last} in the process running the check, and nothing when run again here",
-        "an op must give the same answer each time it runs",
-    )
-
-
-STEPS = ["forward", "backward", "chain rule", "second order"]
-
-
-def complete(lines: Any) -> bool:
-    """Whether the child's answer is the checks' lines, in order: each step once, or the steps
-    up to one that ended the check (not written yet, out of time)."""
-    if type(lines) is not list or not lines or not all(type(line) is CheckLine for line in lines):
-        return False
-    names = [line.check for line in lines]
-    if len(lines) == len(STEPS):
-        return names == STEPS
-    return names[:-1] == STEPS[: len(lines) - 1] and lines[-1].status in ("TODO", "TIMEOUT")
-
-
-def stopped_line(outcome: Any) -> CheckLine:
-    got = (
-        f"{len(outcome)} line(s)" if type(outcome) is list else f"with {getattr(outcome, 'reason', outcome)}"
-    )
-    return CheckLine(
-        "WRONG",
-        "answer",
-        f"your op stopped the grader: the process running it answered {got} where the lines of "
-        f"{', '.join(STEPS)} were due",
+        f"your op stopped the grader at case {stop.reason}",
         "your op must only compute: writing to the grader's pipe or exiting stops it, and counts as wrong",
     )
 
 
-def grade_in_child(
-    heartbeat: isolation.Heartbeat, task: Task, name: str, is_function: bool
-) -> list[CheckLine]:
-    """The checks as the child runs them: each call of the student's code reported to the parent."""
-    result = CheckResult(name)
-    heartbeat.lines = result.lines
-    task.student.watch = heartbeat
-    return grade_here(task, name, is_function, result).lines
-
-
-def grade_here(task: Task, name: str, is_function: bool, result: CheckResult | None = None) -> CheckResult:
-    """The checks, in this process: a call out of time or not written yet ends them with its line."""
-    result = CheckResult(name) if result is None else result
+def grade_here(task: Task, name: str, is_function: bool, result: CheckResult) -> CheckResult:
+    """The checks: a call out of time or not written yet ends them with its line."""
     try:
         run_checks(result, task)
+        task.calls.finish()
     except NotWrittenError as todo:
         result.lines.append(CheckLine("TODO", todo.where, f"{name}.{todo.where} is not written yet"))
     except TimedOut as slow:
@@ -276,7 +222,7 @@ def run_checks(result: CheckResult, task: Task) -> None:
     forward_wrong = result.lines[-1].status == "WRONG"
     check_backward(result, task, runs, reported)
     backward_wrong = result.lines[-1].status == "WRONG"
-    check_chain_rule(result, task.student, task.cases, runs, task.names)
+    check_chain_rule(result, task.calls, task.cases, runs, task.names)
     if backward_wrong or forward_wrong:
         what = "backward" if backward_wrong else "forward"
         result.lines.append(CheckLine("SKIP", "second order", f"not checked until {what} is right"))
