@@ -30,14 +30,26 @@ def tanh_without_gradient(x: Value) -> Value:
     return out
 
 
-def write_to_grader(lines: list[Any]) -> None:
+def write_to_grader(lines: list[Any], then_exit: bool = True) -> None:
     """Write ``lines`` as JSON into each pipe the grader's objects hold, then exit."""
     data = "".join(json.dumps(line) + "\n" for line in lines).encode()
     for obj in gc.get_objects():
         if type(obj).__name__ == "Sender":
             with contextlib.suppress(OSError):  # (a closed one, left from an earlier check)
                 os.write(obj.fd, data)
-    os._exit(0)
+    if then_exit:
+        os._exit(0)
+
+
+EXTRA: list[bool] = []
+
+
+def tanh_with_an_extra_answer(x: Value) -> Value:
+    """A right tanh that, on its first call, also sends a right answer of its own."""
+    if not EXTRA:
+        EXTRA.append(True)
+        write_to_grader([{"k": 0, "value": math.tanh(x.data)}], then_exit=False)
+    return x.tanh()
 
 
 def forging_old_lines(x: Value) -> Value:
@@ -118,3 +130,12 @@ def test_patching_the_graders_tools_cannot_pass(
         "second order": "SKIP",
     }, str(result)
     assert result.lines[1].message.startswith("at x = ") and "yours 0, expected" in result.lines[1].message
+
+
+@linux_only
+def test_an_answer_not_asked_for_is_wrong_even_from_a_right_op() -> None:
+    EXTRA.clear()
+    result = check(tanh_with_an_extra_answer, like="tanh", quiet=True)
+    assert result.verdict == "WRONG" and [line.check for line in result.lines] == ["answer"], str(result)
+    assert result.lines[0].message.startswith("your op stopped the grader at case forward at x = ")
+    assert result.lines[0].message.endswith(": it sent something other than this case's answer")

@@ -192,24 +192,44 @@ def described(kind: str, names: list[str], pt: Point, ps: Params) -> str:
     return f"{what[kind]} at {at_point(names, pt, ps)}"
 
 
-def read_value(kind: str, got: Any, n: int) -> Any:
-    """An answer's payload as the checks take it, or MalformedError."""
+def read_value(kind: str, got: dict[str, Any], n: int) -> Any:
+    """An answer's payload as the checks take it (each kind its own shape), or MalformedError.
+
+    >>> read_value("forward", {"value": 2}, 1), read_value("grads", {"value": [0.5]}, 1)
+    (2.0, [0.5])
+    >>> read_value("forward", {"value": [0.5]}, 1)
+    Traceback (most recent call last):
+    ...
+    micrograd.exercises.channel.MalformedError: a list where a number belongs
+    """
+    if kind == "second":
+        return read_second(got, n)
     if "raised" in got:
         return Raised(*texts(got["raised"], 3))
-    if kind == "second":
-        error, connected, hessian = texts_or(got.get("second"))
-        if _type(connected) is not list or not all(_type(c) is bool for c in connected) or len(connected) > n:
-            raise MalformedError("a second order that is not one")
-        rows = None if hessian is None else [floats_of(row, n) for row in list_of(hessian, len(connected))]
-        return Second(error, connected, rows)
-    value = got.get("value")
-    return _float(value) if kind == "forward" and _type(value) in (int, float) else floats_of(value, n)
+    if "value" not in got:
+        raise MalformedError(f"a {kind} answer without a value")
+    if kind != "forward":
+        return floats_of(got["value"], n)
+    value = nums([got["value"]], 1)[0]
+    if _type(value) is not float:
+        raise MalformedError("a forward value that is not a number")
+    return value
 
 
-def texts_or(x: Any) -> list[Any]:
-    if _type(x) is not list or len(x) != 3 or _type(x[0]) is not str or len(x[0]) > 200:
+def read_second(got: dict[str, Any], n: int) -> Second:
+    if _type(got.get("second")) is not list or len(got["second"]) != 3:
         raise MalformedError("a second order that is not one")
-    return list(x)
+    error, connected, hessian = got["second"]
+    if _type(error) is not str or len(error) > 200:
+        raise MalformedError("a second order whose error is not a name")
+    if error:  # grad(create_graph=True) raised: nothing more
+        if connected != [] or hessian is not None:
+            raise MalformedError("a second order that both raised and ran")
+        return Second(error)
+    if _type(connected) is not list or len(connected) != n or not all(_type(c) is bool for c in connected):
+        raise MalformedError("a second order that is not one")
+    rows = None if hessian is None else [floats_of(row, n) for row in list_of(hessian, n)]
+    return Second(error, connected, rows)
 
 
 def list_of(x: Any, n: int) -> list[Any]:
