@@ -21,11 +21,14 @@ RIGHT, EXCEPT AT EDGES, WRONG, NOT WRITTEN YET or TIMED OUT.
 
 Every call of the student's code runs with a time limit (``timeout`` seconds,
 5 by default): a forward or backward that runs longer is stopped and named, with
-the point.  On Linux the check runs in a forked child process, which is killed if the
-student's own ``except:`` swallows the stop (``isolation``), so ``check`` always comes back,
-within about twice the limit.  ``check`` returns a ``CheckResult`` (truthy when every check passed)
-and never raises on a wrong answer: only a broken call (a ``TypeError`` in the
-student's code, say) raises, with the student's own traceback.  A forward or
+the point.  On Linux the student's op runs in a forked child process, which is killed if
+the student's own ``except:`` swallows the stop (``isolation``), so ``check`` always comes back,
+within about twice the limit.  The child only sends the op's numbers back (``op_calls``): the
+references (``op_refs``, computed before the op runs) and every line are decided here, where
+the student's code never runs.  ``check`` returns a ``CheckResult`` (truthy when every check
+passed) and never raises on a wrong answer: only a broken call (a ``TypeError`` in the
+student's code, say) raises, with the student's own traceback (from the child: its type, its
+message and the child's traceback as a note).  A forward or
 backward that still raises ``NotImplementedError`` counts as not written yet.
 In a terminal the lines are printed; in Jupyter the result shows as a small
 coloured table.
