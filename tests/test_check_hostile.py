@@ -76,6 +76,12 @@ def patching_isinstance(x: Value) -> Value:
     return tanh_without_gradient(x)
 
 
+def patching_any(x: Value) -> Value:
+    """Replaces the builtins a check of what was patched would use."""
+    builtins.any = lambda iterable: False
+    return tanh_without_gradient(x)
+
+
 def shrinking_the_stack(x: Value) -> Value:
     sys.setrecursionlimit(60)
     return tanh_without_gradient(x)
@@ -95,7 +101,9 @@ def test_a_forged_set_of_answers_is_wrong(op: Callable[[Value], Value]) -> None:
 
 @pytest.mark.parametrize("forked", [True, False], ids=["forked", "in-process"])
 @pytest.mark.parametrize(
-    "op", [patching_isclose, patching_isinstance, shrinking_the_stack], ids=lambda op: op.__name__
+    "op",
+    [patching_isclose, patching_isinstance, patching_any, shrinking_the_stack],
+    ids=lambda op: op.__name__,
 )
 def test_patching_the_graders_tools_cannot_pass(
     op: Callable[[Value], Value], forked: bool, monkeypatch: pytest.MonkeyPatch
@@ -106,7 +114,14 @@ def test_patching_the_graders_tools_cannot_pass(
         monkeypatch.setattr(isolation, "available", lambda: False)
 
     def tools() -> tuple[Any, ...]:
-        return (math.isclose, math.isnan, math.isinf, builtins.isinstance, sys.getrecursionlimit())
+        return (
+            math.isclose,
+            math.isnan,
+            math.isinf,
+            builtins.isinstance,
+            builtins.any,
+            sys.getrecursionlimit(),
+        )
 
     saved = tools()
     try:
@@ -119,8 +134,8 @@ def test_patching_the_graders_tools_cannot_pass(
         return
     finally:
         after = tools()
-        math.isclose, math.isnan, math.isinf, builtins.isinstance = saved[:4]
-        sys.setrecursionlimit(saved[4])
+        math.isclose, math.isnan, math.isinf, builtins.isinstance, builtins.any = saved[:5]
+        sys.setrecursionlimit(saved[5])
     assert after == saved  # what the op patched is put back (here, after each of its calls)
     statuses = {line.check: line.status for line in result.lines}
     assert result.verdict == "WRONG" and statuses == {

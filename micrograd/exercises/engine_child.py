@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import math
+import operator
 import sys
 import time
 import traceback
@@ -138,6 +139,7 @@ def tracing(codes: dict[types.CodeType, str]) -> Iterator[list[str]]:
 
 
 T = TypeVar("T")
+_any, _len, _map, _is_not, _setrecursionlimit = any, len, map, operator.is_not, sys.setrecursionlimit
 GUARD: list[Guard] = []  # in the child: the state to put back after each call of the learner's code
 
 
@@ -153,14 +155,22 @@ class Guard:
 
     def __init__(self) -> None:
         self.saved = [(m.__dict__, dict(m.__dict__)) for m in (builtins, math)]
+        self.order = [(list(then), list(then.values())) for _, then in self.saved]
         self.limit = sys.getrecursionlimit()
 
     def restore(self) -> None:
-        for now, then in self.saved:
-            if len(now) != len(then) or any(now.get(k) is not v for k, v in then.items()):
+        # Each name and value compared by identity, in order, at C speed (check calls this after
+        # every call of the learner's op), with functions taken at import: a learner who
+        # replaced ``any`` or ``len`` cannot make the check pass.
+        for (now, then), (names, values) in zip(self.saved, self.order):
+            if (
+                _len(now) != _len(then)
+                or _any(_map(_is_not, now, names))
+                or _any(_map(_is_not, now.values(), values))
+            ):
                 now.clear()
                 now.update(then)
-        sys.setrecursionlimit(self.limit)
+        _setrecursionlimit(self.limit)
 
 
 # ---- the jobs ---------------------------------------------------------------------------------
