@@ -95,8 +95,13 @@ def test_a_forged_set_of_answers_is_wrong(op: Callable[[Value], Value]) -> None:
     assert result.lines[-1].status == "WRONG"
     if op is forging_old_lines:  # not an answer to what was asked: said so, at the first case
         assert result.lines[-1].message.startswith("your op stopped the grader at case forward at x = ")
-    else:  # read as numbers, and the numbers are wrong
-        assert result.lines[0].check == "forward" and result.lines[0].status == "WRONG"
+    else:  # read as numbers: the forward values are wrong, and the first backward has none
+        assert [(line.check, line.status) for line in result.lines] == [
+            ("forward", "WRONG"),
+            ("backward", "SKIP"),
+            ("answer", "WRONG"),
+        ]
+        assert result.lines[-1].message.endswith(": it sent not a list of 1 numbers")
 
 
 @pytest.mark.parametrize("forked", [True, False], ids=["forked", "in-process"])

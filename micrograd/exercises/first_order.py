@@ -97,6 +97,9 @@ def check_backward(
         n_grads = n_checked * len(task.cases[0][0])
         result.lines.append(diff_line("backward", diffs, n_grads, backward_hint, task.like_name))
         return
+    if not n_checked:  # no point where the forward ran and was right: nothing to say OK about
+        result.lines.append(CheckLine("SKIP", "backward", "not checked: the forward is off at every point"))
+        return
     label = task.like_name or getattr(task.reference, "__name__", "the reference")
     against = f"{label}'s gradient and " if task.reference is not None else ""
     result.lines.append(

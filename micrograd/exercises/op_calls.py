@@ -29,6 +29,7 @@ from ..engine import Value
 from ..func.reverse import grad
 from . import isolation
 from .channel import ENDED, LATE, MalformedError
+from .compare import at_point
 from .engine_answers import keys, nums, texts
 from .engine_child import Guard
 from .engine_run import StoppedError
@@ -39,7 +40,6 @@ from .running import Limited, NotWrittenError, Raised, TimedOut, call_op, grads_
 __all__ = ["Local", "Remote", "Second", "serve"]
 
 Params = tuple[float, ...]
-KINDS = ("forward", "grads", "with_inputs", "second")
 _float, _type, _monotonic = float, type, time.monotonic
 
 
@@ -186,8 +186,6 @@ def serve(student: Limited, requests: Iterator[Any]) -> Iterator[dict[str, Any]]
 
 
 def described(kind: str, names: list[str], pt: Point, ps: Params) -> str:
-    from .compare import at_point  # (compare imports running, as this module does)
-
     what = {"forward": "forward", "grads": "backward", "with_inputs": "backward", "second": "second order"}
     return f"{what[kind]} at {at_point(names, pt, ps)}"
 
@@ -295,15 +293,21 @@ class Remote:
     def ask(self, kind: str, pt: Point, ps: Params, upstream: float = 1.0) -> Any:
         if self.stopped is not None:
             raise self.stopped
-        self.child.send([kind, list(pt), list(ps), upstream])
+        case = described(kind, self.names, pt, ps)
         try:
-            return self.read(kind, pt, ps, upstream)
+            self.send([kind, list(pt), list(ps), upstream], case)
+            return self.read(kind, pt, ps, case)
         except StoppedError as stop:
             self.stopped = stop
             raise
 
-    def read(self, kind: str, pt: Point, ps: Params, upstream: float) -> Any:
-        case = described(kind, self.names, pt, ps)
+    def send(self, request: Any, case: str) -> None:
+        try:
+            self.child.send(request)
+        except OSError:  # (its end of the pipe closed: the child is gone)
+            raise StoppedError("stopped", f"{case}: the process running it had ended (os._exit?)") from None
+
+    def read(self, kind: str, pt: Point, ps: Params, case: str) -> Any:
         got = self.message(kind, pt, ps, case)
         try:
             got = keys(got, {"k", "raised", "value", "second", "todo", "timeout", "broke"})
@@ -351,7 +355,7 @@ class Remote:
         """The child's last answer: none may come that was not asked for."""
         if self.stopped is not None:
             return
-        self.child.send("bye")
+        self.send("bye", "the end")
         got = self.message("forward", (), (), "the end")
         if got != {"k": self.k, "bye": True}:
             raise StoppedError("stopped", "the end: it sent answers it was not asked for")
