@@ -191,7 +191,7 @@ def grade(task: Task, result: CheckResult, is_function: bool) -> None:
     task.calls = remote_or_local(task.student, task.names, len(task.cases[0][0]))
     try:
         grade_here(task, result.name, is_function, result)
-    except StoppedError as stop:  # the student's code wrote into the pipe, left early, or raised only there
+    except StoppedError as stop:  # the student's code wrote into the pipe, exited, or answered out of turn
         result.lines.append(stopped_line(stop))
     finally:
         task.calls.close()
