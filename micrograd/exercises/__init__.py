@@ -8,19 +8,32 @@ The modules, in the order ``check`` uses them:
 * ``references``: the built-in ops a student's op is checked against (their rules as the
   package defines them, whatever the student patched since), with their domains, derivatives
   and the usual mistakes;
+* ``op_refs``: the reference's value, gradient and second derivatives at every case, computed
+  before the student's code runs once;
 * ``running``: each call of the student's forward and backward, under the time limit
   (``time_limit``), with the arithmetic errors Python's math raises kept as answers;
-* ``isolation``: on Linux the whole check runs in a forked child that marks each call's start
-  and end, and is killed when a call runs past the limit (a bare ``except:`` in the student's
-  loop cannot swallow that stop);
-* ``first_order``, ``chain_rule``, ``second_order``: the checks, one line each;
+* ``op_calls``: the student's op's raw numbers (values, gradients, what it raised), from this
+  process, or on Linux from a forked child (``forked``, ``isolation``) asked for each number in
+  turn and killed when a call runs past the limit; its answers are read bounded and checked
+  for their shape, and a missing, extra or malformed one is WRONG;
+* ``first_order``, ``chain_rule``, ``second_order``: the checks, one line each, decided from
+  those numbers where the student's code never runs;
 * ``compare`` and ``hints``: closeness, edge cases, central differences, and what a failed
   line says;
 * ``result``: ``CheckLine`` and ``CheckResult``, printed in a terminal, a table in Jupyter.
 
 ``check_engine(Value)`` grades a learner's whole ``Value`` class, written from scratch: its ops,
-``backward()``'s structure, the lecture's expressions, an MLP step and microgpt
-(``engine_check``, with ``engine_cases``, ``engine_eval``, ``engine_lines`` and ``engine_models``).
+``backward()``'s structure, the lecture's expressions, an MLP step and microgpt.  The modules:
+
+* ``engine_check``: ``check_engine`` itself: the plan of lines and cases, each line shown as decided;
+* ``engine_cases`` and ``engine_models``: the expressions and the two models it builds;
+* ``engine_refs``: the answers expected, from the package's rules frozen at import;
+* ``engine_child``: what runs the learner's class (a forked child on Linux), sending raw numbers;
+* ``channel``, ``forked``, ``engine_run`` and ``engine_answers``: the pipe of JSON lines and the
+  child behind it (shared with ``check``), the reading of it case by case under the time
+  limits, and each answer's shape checked;
+* ``engine_eval`` and ``engine_lines``: the comparisons and the lines, decided where the
+  learner's code never runs.
 
 May import: ``engine``, ``ops``, ``func.reverse``, ``math`` and ``IPython`` (a result's table in
 Jupyter); nothing above them (never

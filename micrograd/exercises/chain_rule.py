@@ -8,25 +8,24 @@ from typing import Any
 from .compare import at_point, close, num
 from .references import Point
 from .result import CheckLine, CheckResult
-from .running import Limited, Raised, call_op, grads_of
+from .running import Raised
 
 UPSTREAM = -2.5  # the grad_output of the chain-rule check
 
 
 def check_chain_rule(
     result: CheckResult,
-    student: Limited,
+    calls: Any,
     cases: list[tuple[Point, tuple[float, ...], bool]],
     runs: dict[int, Any],
     names: list[str],
 ) -> None:
+    """``calls``: the student's op's numbers (``op_calls.Local`` or ``Remote``)."""
     for k, (pt, ps, _edge) in enumerate(cases[:6]):
-        got = runs[k]
-        if isinstance(got, Raised):
+        if isinstance(runs[k], Raised):
             continue
-        xs, out = got
-        one = grads_of(student, xs, out, ps)
-        scaled = grads_of(student, *call_op(student, pt, ps), ps, upstream=UPSTREAM)
+        one = calls.grads(pt, ps)
+        scaled = calls.grads(pt, ps, UPSTREAM)
         if isinstance(one, Raised) or isinstance(scaled, Raised):
             continue
         for i, (g1, g2) in enumerate(zip(one, scaled)):
@@ -47,7 +46,7 @@ def check_chain_rule(
                     )
                 )
                 return
-        if assigns_grad(result, student, pt, ps, one, names):
+        if assigns_grad(result, calls, pt, ps, one, names):
             return
         break  # the accumulation is checked at one point
     result.lines.append(
@@ -61,16 +60,12 @@ def check_chain_rule(
 
 
 def assigns_grad(
-    result: CheckResult, student: Limited, pt: Point, ps: tuple[float, ...], one: list[Any], names: list[str]
+    result: CheckResult, calls: Any, pt: Point, ps: tuple[float, ...], one: list[Any], names: list[str]
 ) -> bool:
     """The lecture's bug: a ``_backward`` closure that sets ``x.grad = ...`` instead of adding to
     it wipes out what the other uses of x gave.  Each input used once more, in ``op(x) + x``, must
     get its gradient plus 1 (a Function cannot have the bug: the engine adds its gradients)."""
-    xs, out = call_op(student, pt, ps)
-    root = out
-    for x in xs:
-        root = root + x
-    both = grads_of(student, xs, root, ps)
+    both = calls.with_inputs(pt, ps)
     if isinstance(both, Raised):
         return False
     for i, (g1, g) in enumerate(zip(one, both)):

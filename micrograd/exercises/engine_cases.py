@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import formulas
+from .formulas import Tree
 
 # symbol -> (symbol, method, reflected method: the one Python calls for ``2.0 + a``)
 BINARY: dict[str, tuple[str, str, str]] = {
@@ -41,7 +42,7 @@ METHOD_OF = {
 }
 
 
-@dataclass
+@dataclass(eq=False)  # one object per case: hashed by identity (engine_refs caches each)
 class Expr:
     """Leaves (name -> number) and lines ``name = formula``; the last line's node is the output."""
 
@@ -51,6 +52,8 @@ class Expr:
     chain: bool = False  # an op fed into itself: its rule must multiply by out.grad
     names: list[str] = field(init=False)
     formulas: dict[str, str] = field(init=False)
+    trees: dict[str, Tree] = field(init=False)  # parsed here, before any learner's code runs
+    needed: list[str] = field(init=False)  # the methods of Value it calls
 
     def __post_init__(self) -> None:
         self.formulas = {}
@@ -58,6 +61,10 @@ class Expr:
             name, formula = (part.strip() for part in line.split("=", 1))
             self.formulas[name] = formula
         self.names = [*self.leaves, *self.formulas]
+        self.trees = {name: formulas.parse(formula) for name, formula in self.formulas.items()}
+        self.needed = []
+        for tree in self.trees.values():
+            self.needed += [m for m in formulas.methods(tree) if m not in self.needed]
 
     @property
     def at(self) -> str:
@@ -70,19 +77,14 @@ def needs(line: str) -> list[str]:
     return formulas.methods(formulas.parse(line.split("=", 1)[-1]))
 
 
-def needs_all(expr: Expr) -> list[str]:
-    found: list[str] = []
-    for line in expr.lines:
-        found += [m for m in needs(line) if m not in found]
-    return found
-
-
 def one(title: str, line: str, chain: bool = False, **leaves: float) -> Expr:
     return Expr(title, dict(leaves), [f"out = {line}"], chain)
 
 
 # Each op alone (every node used once, so accumulation and order cannot matter), then fed into
-# itself (``chain``: the inner node's out.grad is not 1), then with plain numbers on either side.
+# itself (``chain``: the inner node's out.grad is not 1), then with plain numbers on either side,
+# then where the rules are easiest to get wrong: relu at its kink, powers 0, 1 and negative,
+# tanh and exp at large inputs (division by a negative is in every case of /).
 OP_CASES: dict[str, list[Expr]] = {
     "+": [
         one("a + b", "a + b", a=2.0, b=-3.0),
@@ -114,13 +116,26 @@ OP_CASES: dict[str, list[Expr]] = {
         one("a ** -1", "a ** -1", a=-4.0),
         one("a ** 0.5", "a ** 0.5", a=2.25),
         one("(a ** 2) ** 3", "(a ** 2) ** 3", True, a=0.8),
+        one("a ** 0", "a ** 0", a=2.5),  # the edges of n * a**(n - 1): 0, 1, and negative below
+        one("a ** 1", "a ** 1", a=2.5),
+        one("a ** -2", "a ** -2", a=-1.5),
     ],
-    "exp": [one("exp(a)", "exp(a)", a=0.5), one("exp(exp(a))", "exp(exp(a))", True, a=-0.7)],
-    "tanh": [one("tanh(a)", "tanh(a)", a=0.5), one("tanh(tanh(a))", "tanh(tanh(a))", True, a=-1.2)],
+    "exp": [
+        one("exp(a)", "exp(a)", a=0.5),
+        one("exp(exp(a))", "exp(exp(a))", True, a=-0.7),
+        one("exp(a) of a large a", "exp(a)", a=50.0),
+    ],
+    "tanh": [
+        one("tanh(a)", "tanh(a)", a=0.5),
+        one("tanh(tanh(a))", "tanh(tanh(a))", True, a=-1.2),
+        one("tanh(a) near 1", "tanh(a)", a=20.0),  # saturated: the gradient is 0 on both sides
+        one("tanh(a) near -1", "tanh(a)", a=-20.0),
+    ],
     "relu": [
         one("relu(a > 0)", "relu(a)", a=1.5),
         one("relu(a < 0)", "relu(a)", a=-1.5),
         one("relu(relu(a))", "relu(relu(a))", True, a=2.5),
+        one("relu(a = 0)", "relu(a)", a=0.0),  # the kink: relu'(0) = 0, as micrograd 0.1.0 and PyTorch
     ],
     "log": [one("log(a)", "log(a)", a=2.5), one("log(log(a))", "log(log(a))", True, a=5.0)],
 }

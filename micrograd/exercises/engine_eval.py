@@ -1,37 +1,30 @@
-"""Running an expression of ``engine_cases`` on a learner's ``Value`` class and on ours, and
-finding the first node where they differ: its value on the way forward (in the order the
-nodes were made), else its gradient (from the output back, so the node found is the first one
-whose users were all right: the mistake is in the rules that feed it).
+"""Comparing what a learner's ``Value`` class computed on an expression of ``engine_cases`` (the
+raw numbers ``engine_child`` sends) with the reference (``engine_refs``), and finding the first
+node where they differ: its value on the way forward (in the order the nodes were made), else
+its gradient (from the output back, so the node found is the first one whose users were all
+right: the mistake is in the rules that feed it).
 
-The learner's exceptions are handled as ``check`` handles them: ``NotImplementedError`` (or a
-method that is not there) is not written yet, Python's arithmetic errors at these ordinary
-points are wrong answers (with the learner's line), anything else is a bug that raises.
+The comparison runs in the grader's own process, with functions captured when this module was
+imported: a learner who patches ``math.isclose`` patches it where the grader does not look.
 
->>> from micrograd.engine import Value
 >>> from micrograd.exercises.engine_cases import LECTURE
->>> compare(Value, LECTURE[0]) is None
-True
+>>> from micrograd.exercises.engine_refs import expr_reference
+>>> data, grads = expr_reference(LECTURE[0])
+>>> print(mismatch(LECTURE[0], {"data": list(data), "back": {"grad": [0.0, *grads[1:]]}}))
+a.grad is 0, should be 6
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from ..engine import Value
-from . import formulas
-from .engine_cases import BINARY, Expr, needs_all
-from .running import Raised, is_arithmetic, raised_at
+from .engine_cases import BINARY, Expr
+from .engine_refs import expr_reference
 
-FUNCTIONS: dict[str, Callable[[Any], Any]] = {
-    "exp": lambda x: x.exp(),
-    "tanh": lambda x: x.tanh(),
-    "relu": lambda x: x.relu(),
-    "log": lambda x: x.log(),
-}
+_isclose, _isnan, _float, _type = math.isclose, math.isnan, float, type
 _HERE = str(Path(__file__).resolve().parent)
 
 
@@ -44,77 +37,120 @@ class NotWrittenYetError(Exception):
         self.method, self.forward_right = method, forward_right
 
 
+class RaisedError(Exception):
+    """The learner's code raised an arithmetic error at an ordinary point: a wrong answer.
+    ``raised``: [error, message, the learner's line]."""
+
+    def __init__(self, raised: list[str]) -> None:
+        super().__init__(f"{raised[0]}: {raised[1]}")
+        self.raised = raised
+
+    @property
+    def where(self) -> str:
+        return f" in `{self.raised[2]}`" if self.raised[2] else ""
+
+
+class TimedOutError(Exception):
+    """A job ran past the time limit in the learner's code (its process stopped it)."""
+
+
+class BrokeError(Exception):
+    """The learner's code raised something that is a bug, not an answer: [type, message, traceback]."""
+
+    def __init__(self, broke: list[str]) -> None:
+        super().__init__(broke[1])
+        self.broke = broke
+
+
 @dataclass
 class Mismatch:
-    """The first node where the learner's expression differs from ours."""
+    """The first node where the learner's expression differs from ours, and the learner's
+    methods that ran for it (forward, or backward for a gradient)."""
 
     kind: str  # "forward", "grad", "not a Value" or "raised"
     node: str
     got: Any
     want: float
-    raised: Raised | None = None
+    raised: RaisedError | None = None
+    ran: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         if self.raised is not None:
-            return (
-                f"raised {self.raised} in `{self.raised.line}`"
-                if self.raised.line
-                else f"raised {self.raised}"
-            )
+            return f"raised {self.raised}{self.raised.where}"
         if self.kind == "not a Value":
-            return f"{self.node} is {self.got!r}, not a Value (a `return out` missing?)"
+            return f"{self.node} is {self.got}, not a Value (a `return out` missing?)"
         what = f"{self.node}.data" if self.kind == "forward" else f"{self.node}.grad"
         return f"{what} is {number(self.got)}, should be {number(self.want)}"
 
 
 def number(x: Any) -> str:
-    return f"{x:.6g}" if isinstance(x, (int, float)) else repr(x)
+    return f"{x:.6g}" if _type(x) in (int, float) else str(x)
 
 
 def close(got: Any, want: float) -> bool:
-    """Whether the learner's number is ours, up to the rounding of another order of operations."""
-    if isinstance(got, bool) or not isinstance(got, (int, float)):
+    """Whether the learner's number is ours, up to the rounding of another order of operations
+    (nan where ours is nan)."""
+    if _type(got) not in (int, float):
         return False
-    return math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-9)
+    if _isnan(want) or _isnan(got):
+        return _isnan(want) and _isnan(got)
+    return _isclose(_float(got), want, rel_tol=1e-6, abs_tol=1e-9)
 
 
-def has(cls: type, method: str) -> bool:
-    return callable(getattr(cls, method, None))
+def failed(answer: dict[str, Any], forward_right: bool = False) -> None:
+    """Raise what a part of an answer says stopped the learner's code, if anything did."""
+    if "todo" in answer:
+        raise NotWrittenYetError(answer["todo"], forward_right)
+    if "timeout" in answer:
+        raise TimedOutError
+    if "broke" in answer:
+        raise BrokeError(answer["broke"])
 
 
-def is_value(x: Any) -> bool:
-    """Whether an op's result looks like a Value (``backward`` may not be written yet)."""
-    return hasattr(x, "data") and hasattr(x, "grad")
+def mismatch(expr: Expr, answer: dict[str, Any]) -> Mismatch | None:
+    """The first node where the answer differs from the reference (None: none).
+    NotWrittenYetError, TimedOutError or BrokeError when the learner's code stopped."""
+    data, grads = expr_reference(expr)
+    failed(answer)
+    got, ran = answer["data"], answer.get("ran", [])
+    for i, name in enumerate(expr.names):
+        if i == len(got):
+            if "not_value" in answer:
+                return Mismatch("not a Value", f"{name} = {expr.formulas[name]}", answer["not_value"][1], 0.0)
+            return Mismatch("raised", name, None, 0.0, RaisedError(answer["raised"]), ran)
+        if not close(got[i], data[i]):
+            return Mismatch("forward", name, got[i], data[i], ran=ran)
+    back = answer["back"]
+    failed(back, forward_right=True)
+    if "raised" in back:
+        return Mismatch("raised", expr.names[-1], None, 0.0, RaisedError(back["raised"]), back.get("ran", []))
+    for i in reversed(range(len(expr.names))):
+        if not close(back["grad"][i], grads[i]):
+            return Mismatch("grad", expr.names[i], back["grad"][i], grads[i], ran=back.get("ran", []))
+    return None
 
 
-T = TypeVar("T")
+# ---- read in the process that runs the learner's code ----------------------------------------
 
 
-class RaisedError(Exception):
-    """The learner's code raised an arithmetic error at an ordinary point: a wrong answer."""
-
-    def __init__(self, raised: Raised) -> None:
-        super().__init__(str(raised))
-        self.raised = raised
-
-
-def learner(call: Callable[[], T], cls: type | None = None) -> T:
-    """Run the learner's code: NotWrittenYetError for NotImplementedError, or for an operator of
-    ``cls`` not there yet that its own code uses (``__sub__`` written with ``*`` before ``__mul__``
-    is); RaisedError for Python's arithmetic errors."""
+def class_problem(cls: type) -> str | None:
+    """Why ``cls`` makes no Values (``cls(2.0).data == 2.0`` with a ``.grad``), or None."""
+    name = cls.__name__
     try:
-        return call()
-    except NotImplementedError as exc:
-        raise NotWrittenYetError(written_in(exc)) from None
-    except TypeError as exc:
-        method = missing_operator(exc, cls)
-        if method is None:
-            raise
-        raise NotWrittenYetError(method) from None
-    except (ArithmeticError, ValueError) as exc:
-        if not is_arithmetic(exc):
-            raise
-        raise RaisedError(raised_at(exc)) from None
+        v = cls(2.0)
+    except NotImplementedError:
+        return f"check_engine: {name}(2.0) raised NotImplementedError: write __init__ first"
+    except Exception as exc:
+        return (
+            f"check_engine: {name}(2.0) raised {type(exc).__name__}: {exc}; your class must take "
+            "the number as its first argument"
+        )
+    if getattr(v, "data", None) != 2.0 or not hasattr(v, "grad"):
+        return (
+            f"check_engine: {name}(2.0) must keep 2.0 in .data and have a .grad (0 to start); got "
+            f".data = {number(getattr(v, 'data', 'nothing'))}, .grad = {getattr(v, 'grad', 'nothing')!r}"
+        )
+    return None
 
 
 def missing_operator(exc: TypeError, cls: type | None) -> str | None:
@@ -124,7 +160,7 @@ def missing_operator(exc: TypeError, cls: type | None) -> str | None:
     if cls is None:
         return None
     if text == f"bad operand type for unary -: {name}":
-        return None if has(cls, "__neg__") else "__neg__"
+        return None if callable(getattr(cls, "__neg__", None)) else "__neg__"
     if not text.startswith("unsupported operand type(s) for ") or ": " not in text:
         return None
     symbol, operands = text[len("unsupported operand type(s) for ") :].split(": ", 1)
@@ -133,7 +169,7 @@ def missing_operator(exc: TypeError, cls: type | None) -> str | None:
     if methods is None or name not in (left, right):
         return None
     method = methods[0] if left == name else methods[1]
-    return None if has(cls, method) else method
+    return None if callable(getattr(cls, method, None)) else method
 
 
 def written_in(exc: BaseException) -> str:
@@ -145,58 +181,3 @@ def written_in(exc: BaseException) -> str:
             name = code.co_name
         tb = tb.tb_next
     return name
-
-
-def build(cls: type, expr: Expr) -> dict[str, Any]:
-    """The expression's nodes by name, built with ``cls``; a line whose result is not a Value
-    stops there (its node holds what it returned)."""
-    nodes: dict[str, Any] = {name: cls(value) for name, value in expr.leaves.items()}
-    for name, formula in expr.formulas.items():
-        scope = dict(nodes)
-        tree = formulas.parse(formula)
-        nodes[name] = learner(lambda t=tree, s=scope: formulas.evaluate(t, s, FUNCTIONS), cls)  # type: ignore[misc]
-        if not is_value(nodes[name]):
-            break
-    return nodes
-
-
-def reference(expr: Expr) -> dict[str, Value]:
-    nodes = build(Value, expr)
-    nodes[expr.names[-1]].backward()
-    return nodes
-
-
-def compare(cls: type, expr: Expr) -> Mismatch | None:
-    """The first node where ``cls`` differs from ours on ``expr`` (None: none).  NotWrittenYetError
-    when a method it needs is not there or raises NotImplementedError."""
-    missing = [m for m in needs_all(expr) if not has(cls, m)]
-    if missing:
-        raise NotWrittenYetError(missing[0])
-    ours = reference(expr)
-    try:
-        mine = build(cls, expr)
-    except RaisedError as broke:
-        return Mismatch("raised", expr.names[-1], None, 0.0, broke.raised)
-    for name in expr.names:
-        if not is_value(mine.get(name)):
-            return Mismatch("not a Value", f"{name} = {expr.formulas[name]}", mine.get(name), 0.0)
-        if not close(mine[name].data, ours[name].data):
-            return Mismatch("forward", name, mine[name].data, ours[name].data)
-    try:
-        backward_of(cls, mine[expr.names[-1]])
-    except RaisedError as broke:
-        return Mismatch("raised", expr.names[-1], None, 0.0, broke.raised)
-    for name in reversed(expr.names):
-        if not close(mine[name].grad, ours[name].grad):
-            return Mismatch("grad", name, mine[name].grad, ours[name].grad)
-    return None
-
-
-def backward_of(cls: type, out: Any) -> None:
-    """Call the learner's ``backward()`` on ``out``: the forward was right when it is not written."""
-    if not has(cls, "backward"):
-        raise NotWrittenYetError("backward", forward_right=True)
-    try:
-        learner(out.backward, cls)
-    except NotWrittenYetError as todo:
-        raise NotWrittenYetError(todo.method, forward_right=True) from None

@@ -1,29 +1,48 @@
-"""The lines of ``check_engine``'s table, one function each: an op, a part of ``backward()``'s
-structure (seed, accumulation, topological order, zeroing), a lecture expression, the MLP step
-and microgpt.  Each returns its ``CheckLine`` or raises ``NotWrittenYetError`` (the caller's TODO line)."""
+"""The lines of ``check_engine``'s table, decided in the grader's own process from the raw answers
+of the learner's class (``engine_answers``) and the references (``engine_refs``): an op, a part of
+``backward()``'s structure (seed, accumulation, topological order, zeroing), a lecture
+expression, the MLP step and microgpt.  Each returns its ``CheckLine`` (or raises what
+``engine_eval.failed`` raises: the caller's TODO, TIMEOUT or WRONG line)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine import Value
-from . import engine_models as models
+from . import engine_refs as refs
 from . import formulas
-from .engine_cases import ACCUMULATION, OP_CASES, RULES, TOPOLOGICAL, ZEROING, Expr, needs
-from .engine_eval import Mismatch, NotWrittenYetError, close, compare, has, learner, number
+from .engine_cases import (
+    ACCUMULATION,
+    BINARY,
+    METHOD_OF,
+    OP_CASES,
+    RULES,
+    TOPOLOGICAL,
+    UNARY_METHODS,
+    ZEROING,
+    Expr,
+    needs,
+)
+from .engine_eval import Mismatch, NotWrittenYetError, RaisedError, close, failed, mismatch, number
+from .engine_models import GPT_OPS, GPT_WEIGHTS, MLP_OPS, MLP_PARAMS, MLP_SIZES, NAME
 from .result import FORWARD_RIGHT, CheckLine
 
 NOT_YET = "not written yet: "
-OP_OF = {
-    "__add__": "+",
-    "__mul__": "*",
-    "__pow__": "**",
-    "exp": "exp",
-    "log": "log",
-    "relu": "relu",
-    "tanh": "tanh",
-}
+# a method of Value -> the op (the line) it computes
+OP_OF = {method: op for op, (_, plain, reflected) in BINARY.items() for method in (plain, reflected)}
+OP_OF.update({"__neg__": "-", **{name: name for name in UNARY_METHODS}})
 BAD = ("WRONG", "TIMEOUT")  # an op line in these states: what uses the op is not checked
+
+
+@dataclass
+class Seen:
+    """What the grader knows of the learner's class: its methods, the code of their inner
+    functions (``__pow__'s _backward``), and the lines' statuses so far."""
+
+    name: str
+    has: set[str]
+    code: dict[str, str] = field(default_factory=dict)
+    status: dict[str, str] = field(default_factory=dict)
 
 
 def todo(check: str, exc: NotWrittenYetError) -> CheckLine:
@@ -32,30 +51,66 @@ def todo(check: str, exc: NotWrittenYetError) -> CheckLine:
     return CheckLine("TODO", check, f"{NOT_YET}{exc.method}")
 
 
-def op_line(cls: type, op: str) -> CheckLine:
-    """One op on its cases: alone, fed into itself, and with plain numbers on either side."""
+def stopped(answer: dict[str, Any]) -> None:
+    """Raise what stopped the learner's code in a job that is not an expression."""
+    failed(answer)
+    if "raised" in answer:
+        raise RaisedError(answer["raised"])
+
+
+def op_line(seen: Seen, op: str, answers: list[dict[str, Any]]) -> CheckLine:
+    """One op on its cases: alone, fed into itself, with plain numbers on either side, at its kinks."""
     pending: NotWrittenYetError | None = None
-    for i, case in enumerate(OP_CASES[op]):
+    for i, (case, answer) in enumerate(zip(OP_CASES[op], answers)):
         try:
-            mismatch = compare(cls, case)
+            m = mismatch(case, answer)
         except NotWrittenYetError as exc:
             if not exc.forward_right:
                 return CheckLine("TODO", op, f"{NOT_YET}{exc.method} ({case.title} needs it)")
-            pending, mismatch = exc, None  # the forward is checked on every case all the same
-        if mismatch is not None:
-            return wrong_op(op, case, mismatch, alone_right=i > 0 and case.chain)
+            pending, m = exc, None  # the forward is checked on every case all the same
+        if m is not None:
+            return wrong_op(seen, op, case, m, alone_right=i > 0 and case.chain)
     if pending is not None:
         return todo(op, pending)
     return CheckLine("OK", op, "right on " + ", ".join(case.title for case in OP_CASES[op]))
 
 
-def wrong_op(op: str, case: Expr, m: Mismatch, alone_right: bool) -> CheckLine:
+def op_of(label: str) -> str | None:
+    """The op of a learner's method or of a function inside one (``__pow__'s _backward``: ``**``)."""
+    return OP_OF.get(label.split("'s ")[0])
+
+
+def culprit(seen: Seen, m: Mismatch) -> tuple[str, list[str]] | None:
+    """The learner's code to look at for ``m``: of the op methods (for a value) or of the functions
+    inside them (for a gradient) that ran for this case, the first not already right on its own
+    line; with all of them.  None when nothing was seen running."""
+    inner = m.kind == "grad"
+    ran = [label for label in m.ran if ("'s " in label) == inner and op_of(label) is not None]
+    doubtful = [label for label in ran if seen.status.get(op_of(label) or "") != "OK"]
+    return ((doubtful or ran)[0], ran) if ran else None
+
+
+def look_at(seen: Seen, case: Expr, m: Mismatch, method: str) -> str:
+    """``look at __pow__'s _backward (`...`)``: the method the learner's engine ran, with its code."""
+    found = culprit(seen, m)
+    if found is None:
+        return f"look at {method}" + ("'s _backward" if m.kind == "grad" else "")
+    label, ran = found
+    code = seen.code.get(label)
+    where = f"look at {label}" + (f" (`{code}`)" if code and len(code) <= 200 else "")
+    if label.split("'s ")[0] != method:
+        where = f"your {case.title} ran {', '.join(ran)}: {where}"
+    return where
+
+
+def wrong_op(seen: Seen, op: str, case: Expr, m: Mismatch, alone_right: bool) -> CheckLine:
     method = needs(case.lines[0])[0]
-    forward_rule, backward_rule = RULES[op]
+    found = culprit(seen, m)
+    rules = RULES[op_of(found[0]) or op] if found else RULES[op]
     if m.kind == "forward":
-        hint = f"look at {method}: {forward_rule}"
+        hint = f"{look_at(seen, case, m, method)}: {rules[0]}"
     elif m.kind == "grad":
-        hint = f"look at {method}'s _backward: {backward_rule}, each times out.grad"
+        hint = f"{look_at(seen, case, m, method)}: {rules[1]}, each times out.grad"
         if alone_right:
             hint += " (right alone, wrong when fed into itself: multiply by out.grad, the chain rule)"
     elif m.kind == "not a Value":
@@ -65,54 +120,48 @@ def wrong_op(op: str, case: Expr, m: Mismatch, alone_right: bool) -> CheckLine:
     return CheckLine("WRONG", op, f"{case.title} at {case.at}: {m}", hint)
 
 
-def seed_line(cls: type) -> CheckLine:
+def seed_line(seen: Seen, answer: dict[str, Any]) -> CheckLine:
     check = "backward: seed"
-    if not has(cls, "backward"):
-        raise NotWrittenYetError("backward")
-    x = cls(3.0)
-    learner(x.backward, cls)
-    if close(x.grad, 1.0):
+    stopped(answer)
+    if close(answer["grad"], 1.0):
         return CheckLine("OK", check, "x.backward() on a lone Value sets x.grad = 1")
     return CheckLine(
         "WRONG",
         check,
-        f"after x.backward() on a lone Value x, x.grad is {number(x.grad)}, should be 1",
+        f"after x.backward() on a lone Value x, x.grad is {number(answer['grad'])}, should be 1",
         "backward() starts the chain rule at the output: self.grad = 1, then every node's _backward",
     )
 
 
-def accumulation_line(cls: type, status: dict[str, str]) -> CheckLine:
+def accumulation_line(seen: Seen, answers: list[dict[str, Any]]) -> CheckLine:
     check = "backward: accumulation (+=)"
-    tried = [
-        op for op in ("+", "*") if status.get(op) not in BAD and has(cls, needs(ACCUMULATION[op].lines[0])[0])
-    ]
-    if not tried:
+    ops = [op for op in ("+", "*") if seen.status.get(op) not in BAD and METHOD_OF[op] in seen.has]
+    if not ops:
         return CheckLine("SKIP", check, "not checked until + or * is right")
-    for op in tried:
+    for op, answer in zip(("+", "*"), answers):
         expr = ACCUMULATION[op]
-        m = compare(cls, expr)
+        m = mismatch(expr, answer) if op in ops else None
         if m is not None:
-            method = needs(expr.lines[0])[0]
             return CheckLine(
                 "WRONG",
                 check,
                 f"{expr.title} at {expr.at}: {m}",
-                f"a is both self and other of one {op}: {method}'s _backward must add each contribution "
-                "(self.grad += ..., other.grad += ...); with = the second overwrites the first",
+                f"a is both self and other of one {op}: {METHOD_OF[op]}'s _backward must add each "
+                "contribution (self.grad += ..., other.grad += ...); with = the second overwrites the first",
             )
     return CheckLine(
         "OK",
         check,
-        "a node used twice adds up both contributions: " + ", ".join(ACCUMULATION[op].title for op in tried),
+        "a node used twice adds up both contributions: " + ", ".join(ACCUMULATION[op].title for op in ops),
     )
 
 
-def topological_line(cls: type, status: dict[str, str]) -> CheckLine:
+def topological_line(seen: Seen, answer: dict[str, Any]) -> CheckLine:
     check = "backward: topological order"
-    usable = all(status.get(op) not in BAD and has(cls, m) for op, m in (("+", "__add__"), ("*", "__mul__")))
-    if not usable or status.get("backward: accumulation (+=)") != "OK":
+    usable = all(seen.status.get(op) not in BAD and METHOD_OF[op] in seen.has for op in ("+", "*"))
+    if not usable or seen.status.get("backward: accumulation (+=)") != "OK":
         return CheckLine("SKIP", check, "not checked until +, * and accumulation are right")
-    m = compare(cls, TOPOLOGICAL)
+    m = mismatch(TOPOLOGICAL, answer)
     if m is None:
         return CheckLine("OK", check, f"{TOPOLOGICAL.title}: b's rule ran after both its users added in")
     return CheckLine(
@@ -125,31 +174,27 @@ def topological_line(cls: type, status: dict[str, str]) -> CheckLine:
     )
 
 
-def zeroing_line(cls: type, status: dict[str, str]) -> CheckLine:
+def zeroing_line(seen: Seen, answer: dict[str, Any]) -> CheckLine:
     check = "backward: zeroing"
-    if status.get("*") in BAD or not has(cls, "__mul__"):
+    if seen.status.get("*") in BAD or "__mul__" not in seen.has:
         return CheckLine("SKIP", check, "not checked until * is right")
-    a, b = (cls(v) for v in ZEROING.leaves.values())
-    c = learner(lambda: a * b, cls)
-    learner(c.backward, cls)
-    once = (a.grad, b.grad)
-    learner(c.backward, cls)
-    want = [2 * g for g in (-3.0, 2.0)]
-    if not (close(a.grad, want[0]) and close(b.grad, want[1])):
-        if close(a.grad, once[0]):
+    stopped(answer)
+    want = refs.zeroing_reference()
+    twice = answer["twice"]
+    if not all(close(g, 2 * w) for g, w in zip(twice, want)):
+        if close(twice[0], answer["once"][0]):
             hint = "backward() zeroed the gradients itself: leave that to the training loop (p.grad = 0)"
         else:
             hint = "backward() must set the output's grad to 1 (not add 1) and add into the others"
-        got = f"a.grad is {number(a.grad)}, b.grad {number(b.grad)}, should be -6 and 4"
+        got = f"a.grad is {number(twice[0])}, b.grad {number(twice[1])}, "
+        got += f"should be {2 * want[0]:g} and {2 * want[1]:g}"
         return CheckLine("WRONG", check, f"{ZEROING.title}: {got}, as in micrograd 0.1.0 and PyTorch", hint)
-    a.grad = b.grad = 0
-    d = learner(lambda: a * b, cls)
-    learner(d.backward, cls)
-    if not (close(a.grad, -3.0) and close(b.grad, 2.0)):
+    if not all(close(g, w) for g, w in zip(answer["fresh"], want)):
         return CheckLine(
             "WRONG",
             check,
-            f"after a.grad = b.grad = 0, a new d = a * b gives a.grad {number(a.grad)}, should be -3",
+            f"after a.grad = b.grad = 0, a new d = a * b gives a.grad {number(answer['fresh'][0])}, "
+            f"should be {want[0]:g}",
             "something outside the nodes remembers the last backward() (a visited set kept between calls?)",
         )
     return CheckLine(
@@ -178,16 +223,16 @@ def users_hint(expr: Expr, node: str) -> str:
     return hint
 
 
-def lecture_line(cls: type, expr: Expr) -> CheckLine:
+def lecture_line(seen: Seen, expr: Expr, answer: dict[str, Any]) -> CheckLine:
     check = f"lecture: {expr.title}"
-    m = compare(cls, expr)
+    m = mismatch(expr, answer)
     if m is None:
         return CheckLine("OK", check, f"every node's value and gradient right at {expr.at}")
     formula = expr.formulas.get(m.node)
     node = f"{m.node} = {formula}" if formula else f"{m.node} (a leaf)"
     if m.kind == "forward" and formula:
         method = needs(formula)[0]
-        hint = f"look at {method} in {node}: {RULES[OP_OF.get(method, method_op(method))][0]}"
+        hint = f"look at {method} in {node}: {RULES[op_of(method) or method][0]}"
     elif m.kind == "grad":
         hint = users_hint(expr, m.node)
     else:
@@ -195,81 +240,75 @@ def lecture_line(cls: type, expr: Expr) -> CheckLine:
     return CheckLine("WRONG", check, f"at node {node}: {m}", hint)
 
 
-def method_op(method: str) -> str:
-    for symbol, name in (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "truediv"), ("**", "pow")):
-        if name in method:
-            return symbol
-    return "-" if method == "__neg__" else method
-
-
-def uses_ok(cls: type, methods: list[str], status: dict[str, str], check: str) -> CheckLine | None:
+def uses_ok(seen: Seen, methods: list[str], check: str) -> CheckLine | None:
     """A TODO or SKIP line when the model needs a method that is missing or an op that is wrong."""
-    missing = [m for m in methods if not has(cls, m)]
+    missing = [m for m in methods if m not in seen.has]
     if missing:
         return CheckLine("TODO", check, f"{NOT_YET}{', '.join(missing)} (this model needs them)")
-    bad = [OP_OF[m] for m in methods if status.get(OP_OF[m]) in BAD]
+    bad = [op_of(m) or m for m in methods if seen.status.get(op_of(m) or m) in BAD]
     if bad:
         return CheckLine("SKIP", check, f"not checked until {', '.join(bad)} is right (see above)")
     return None
 
 
-def mlp_line(cls: type, status: dict[str, str]) -> CheckLine:
+def mlp_line(seen: Seen, answer: dict[str, Any]) -> CheckLine:
     check = "MLP: training step"
-    usable = [n for n in ("tanh", "relu") if has(cls, n) and status.get(n) not in BAD]
-    blocked = uses_ok(cls, [*models.MLP_OPS, *(usable[:1] or ["tanh"])], status, check)
+    usable = [n for n in ("tanh", "relu") if n in seen.has and seen.status.get(n) not in BAD]
+    blocked = uses_ok(seen, [*MLP_OPS, *(usable[:1] or ["tanh"])], check)
     if blocked is not None:
         return blocked
-    ours = models.mlp_step(Value, usable[0])
-    loss, grads, after = learner(lambda: models.mlp_step(cls, usable[0]), cls)
-    size = f"MLP 3-4-4-1 ({usable[0]}) on the lecture's 4 samples"
-    if not close(loss, ours[0]):
-        return CheckLine("WRONG", check, f"{size}: the loss is {number(loss)}, should be {number(ours[0])}")
-    wrong = [(n, g, w) for (n, g), (_, w) in zip(grads, ours[1]) if not close(g, w)]
+    run = answer["runs"].get(usable[0], {"broke": ["KeyError", f"no MLP run with {usable[0]}", ""]})
+    stopped(run)
+    want = refs.mlp_reference(usable[0])
+    size = f"MLP {'-'.join(map(str, MLP_SIZES))} ({usable[0]}) on the lecture's 4 samples"
+    if not close(run["loss"], want[0]):
+        return CheckLine(
+            "WRONG", check, f"{size}: the loss is {number(run['loss'])}, should be {number(want[0])}"
+        )
+    wrong = [(n, g, w) for n, g, w in zip(want[3], run["grads"], want[1]) if not close(g, w)]
     if wrong:
         n, g, w = wrong[0]
         message = (
-            f"{size}: {n}.grad is {number(g)}, should be {number(w)} ({len(wrong)} of {len(grads)} differ)"
+            f"{size}: {n}.grad is {number(g)}, should be {number(w)} ({len(wrong)} of {MLP_PARAMS} differ)"
         )
         return CheckLine("WRONG", check, message, "the ops' lines and backward()'s above say which rule")
-    if not close(after, ours[2]):
+    if not close(run["after"], want[2]):
         return CheckLine(
-            "WRONG", check, f"after one step the loss is {number(after)}, should be {number(ours[2])}"
+            "WRONG", check, f"after one step the loss is {number(run['after'])}, should be {number(want[2])}"
         )
     return CheckLine(
         "OK",
         check,
-        f"{size}: loss {loss:.4f}, {after:.4f} after one step (lr 0.05); all {len(grads)} gradients right",
+        f"{size}: loss {want[0]:.4f}, {want[2]:.4f} after one step (lr 0.05); "
+        f"all {MLP_PARAMS} gradients right",
     )
 
 
-def microgpt_lines(cls: type, status: dict[str, str]) -> list[CheckLine]:
-    blocked = uses_ok(cls, models.GPT_OPS, status, "microgpt")
+def microgpt_lines(seen: Seen, answer: dict[str, Any]) -> list[CheckLine]:
+    blocked = uses_ok(seen, GPT_OPS, "microgpt")
     if blocked is not None:
         return [
             CheckLine(blocked.status, f"microgpt: {part}", blocked.message)
             for part in ("forward", "backward")
         ]
-    tokens = models.gpt_tokens()
-    ours = models.gpt_weights(Value)
-    want = models.gpt_loss(ours, tokens)
-    want.backward()
-    weights = models.gpt_weights(cls)
-    loss: Any = learner(lambda: models.gpt_loss(weights, tokens), cls)
-    on = f"on {models.NAME!r} (4192 weights)"
-    if not close(loss.data, want.data):
+    stopped(answer)
+    loss, grads, names = refs.gpt_reference()
+    on = f"on {NAME!r} ({GPT_WEIGHTS} weights)"
+    if not close(answer["loss"], loss):
         wrong = CheckLine(
-            "WRONG", "microgpt: forward", f"the loss {on} is {number(loss.data)}, should be {want.data:.6g}"
+            "WRONG", "microgpt: forward", f"the loss {on} is {number(answer['loss'])}, should be {loss:.6g}"
         )
         return [wrong, CheckLine("SKIP", "microgpt: backward", "not checked until the forward is right")]
-    right = CheckLine("OK", "microgpt: forward", f"the loss {on} is {loss.data:.6g}, as ours")
+    right = CheckLine("OK", "microgpt: forward", f"the loss {on} is {loss:.6g}, as ours")
     try:
-        learner(loss.backward, cls)
+        stopped(answer["back"])
     except NotWrittenYetError as exc:
         return [right, todo("microgpt: backward", exc)]
-    pairs = zip(models.gpt_grads(weights), models.gpt_grads(ours))
-    wrong_grads = [(n, g, w) for (n, g), (_, w) in pairs if not close(g, w)]
+    wrong_grads = [(n, g, w) for n, g, w in zip(names, answer["back"]["grad"], grads) if not close(g, w)]
     if wrong_grads:
         n, g, w = wrong_grads[0]
-        message = f"{n}.grad is {number(g)}, should be {number(w)} ({len(wrong_grads)} of 4192 differ)"
+        message = (
+            f"{n}.grad is {number(g)}, should be {number(w)} ({len(wrong_grads)} of {GPT_WEIGHTS} differ)"
+        )
         return [right, CheckLine("WRONG", "microgpt: backward", message, "the lines above say which rule")]
-    return [right, CheckLine("OK", "microgpt: backward", "all 4192 gradients right")]
+    return [right, CheckLine("OK", "microgpt: backward", f"all {GPT_WEIGHTS} gradients right")]

@@ -32,6 +32,12 @@ LEARNING_RATE = 0.05
 N_EMBD, N_HEAD, BLOCK_SIZE, VOCAB = 16, 4, 16, "abcdefghijklmnopqrstuvwxyz"
 BOS = len(VOCAB)
 NAME = "emma"
+# microgpt's weights, in the order they are drawn: (rows, columns)
+GPT_SHAPES = {"wte": (BOS + 1, N_EMBD), "wpe": (BLOCK_SIZE, N_EMBD), "lm_head": (BOS + 1, N_EMBD)}
+GPT_SHAPES.update({f"layer0.attn_{w}": (N_EMBD, N_EMBD) for w in ("wq", "wk", "wv", "wo")})
+GPT_SHAPES.update({"layer0.mlp_fc1": (4 * N_EMBD, N_EMBD), "layer0.mlp_fc2": (N_EMBD, 4 * N_EMBD)})
+GPT_WEIGHTS = sum(rows * cols for rows, cols in GPT_SHAPES.values())  # 4,192
+MLP_PARAMS = sum((n_in + 1) * n_out for n_in, n_out in itertools.pairwise(MLP_SIZES))  # 41
 MLP_OPS = ["__add__", "__mul__"]
 GPT_OPS = ["__add__", "__mul__", "__pow__", "exp", "log", "relu"]
 
@@ -80,14 +86,9 @@ def mlp_step(cls: type, nonlinearity: str) -> tuple[float, list[tuple[str, Any]]
 def gpt_weights(cls: type) -> dict[str, list[list[Any]]]:
     """microgpt's weights, drawn in its order from N(0, 0.08) with seed 42."""
     rng = random.Random(42)
-    shapes = {"wte": (BOS + 1, N_EMBD), "wpe": (BLOCK_SIZE, N_EMBD), "lm_head": (BOS + 1, N_EMBD)}
-    for w in ("attn_wq", "attn_wk", "attn_wv", "attn_wo"):
-        shapes[f"layer0.{w}"] = (N_EMBD, N_EMBD)
-    shapes["layer0.mlp_fc1"] = (4 * N_EMBD, N_EMBD)
-    shapes["layer0.mlp_fc2"] = (N_EMBD, 4 * N_EMBD)
     return {
         k: [[cls(rng.gauss(0, 0.08)) for _ in range(cols)] for _ in range(rows)]
-        for k, (rows, cols) in shapes.items()
+        for k, (rows, cols) in GPT_SHAPES.items()
     }
 
 

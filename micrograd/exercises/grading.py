@@ -21,11 +21,14 @@ RIGHT, EXCEPT AT EDGES, WRONG, NOT WRITTEN YET or TIMED OUT.
 
 Every call of the student's code runs with a time limit (``timeout`` seconds,
 5 by default): a forward or backward that runs longer is stopped and named, with
-the point.  On Linux the check runs in a forked child process, which is killed if the
-student's own ``except:`` swallows the stop (``isolation``), so ``check`` always comes back,
-within about twice the limit.  ``check`` returns a ``CheckResult`` (truthy when every check passed)
-and never raises on a wrong answer: only a broken call (a ``TypeError`` in the
-student's code, say) raises, with the student's own traceback.  A forward or
+the point.  On Linux the student's op runs in a forked child process, which is killed if
+the student's own ``except:`` swallows the stop (``isolation``), so ``check`` always comes back,
+within about twice the limit.  The child only sends the op's numbers back (``op_calls``): the
+references (``op_refs``, computed before the op runs) and every line are decided here, where
+the student's code never runs.  ``check`` returns a ``CheckResult`` (truthy when every check
+passed) and never raises on a wrong answer: only a broken call (a ``TypeError`` in the
+student's code, say) raises, with the student's own traceback (from the child: its type, its
+message and the child's traceback as a note).  A forward or
 backward that still raises ``NotImplementedError`` counts as not written yet.
 In a terminal the lines are printed; in Jupyter the result shows as a small
 coloured table.
@@ -46,17 +49,20 @@ coloured table.
 from __future__ import annotations
 
 import math as _pymath
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..engine import Value
-from . import isolation
 from .chain_rule import check_chain_rule
 from .compare import at_point
+from .engine_run import StoppedError
 from .first_order import check_backward, check_forward
 from .inputs import caller, count_inputs, domain_of, parse_params, points_of, resolve_like
+from .op_calls import remote_or_local
+from .op_refs import reference_table
 from .references import BINARY, UNARY
-from .result import CheckLine, CheckResult, report
+from .result import CheckLine, CheckResult, Progress
 from .running import Limited, NotWrittenError, Task, TimedOut
 from .second_order import check_second_order
 
@@ -72,6 +78,7 @@ def check(
     points: Sequence[Any] | None = None,
     quiet: bool = False,
     timeout: float | None = 5.0,
+    total_timeout: float | None = 120.0,
 ) -> CheckResult:
     """Check the op ``fn`` (a ``Function`` subclass, or a function of Values) against ``like``.
 
@@ -84,9 +91,11 @@ def check(
     ``params``: numbers passed after the inputs, to ``fn`` and to the reference alike
     (``params=(0.1,)`` for a slope), or a list of such tuples to try several.
     ``points``: your own points instead of the generated ones (numbers, or tuples for
-    several inputs).  ``quiet``: print nothing.  ``timeout``: seconds each call of your
-    forward or backward may take (None: no limit); a call that runs longer is stopped and
-    reported as TIMEOUT with its point.
+    several inputs).  ``quiet``: print nothing (else each line is printed as it is decided).
+    ``timeout``: seconds each call of your forward or backward may take (None: no limit); a
+    call that runs longer is stopped and reported as TIMEOUT with its point.
+    ``total_timeout``: seconds for the whole check (None: no limit); past it the verdict is
+    TIMED OUT, with the lines decided so far.
 
     >>> result = check(lambda x: x * x, like="square", quiet=True)
     >>> result.verdict
@@ -102,28 +111,49 @@ def check(
     >>> result.verdict, result.lines[0].status
     ('RIGHT, EXCEPT AT EDGES', 'EDGE')
     """
-    check_timeout(timeout)
+    check_timeout(timeout, "timeout")
+    check_timeout(total_timeout, "total_timeout")
     name = getattr(fn, "name", "") or getattr(fn, "__name__", "") or type(fn).__name__
     task = make_task(fn, name, like, domain, params, points, timeout)
+    task.student.total = total_timeout
+    result = CheckResult(name)
+    progress = Progress(result, quiet)
+    result.lines = Shown(progress.show)
     try:
-        result = grade(task, name, isinstance(fn, type))
+        grade(task, result, isinstance(fn, type))
     except Exception as exc:  # a broken call: the student's own exception, traceback and all
         if hasattr(exc, "add_note"):  # Python 3.11+
             exc.add_note(f"(raised while micrograd.exercises.check ran {name})")
         raise
-    if not quiet:
-        report(result)
+    result.lines = list(result.lines)
+    progress.done()
     return result
 
 
 check.ops = sorted([*UNARY, *BINARY])  # type: ignore[attr-defined]
 
 
-def check_timeout(timeout: Any) -> None:
+def check_timeout(timeout: Any, name: str = "timeout") -> None:
     if timeout is not None and (
         isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0.0 < timeout < _pymath.inf
     ):
-        raise ValueError(f"check: timeout must be a positive number of seconds or None, got {timeout!r}")
+        raise ValueError(f"check: {name} must be a positive number of seconds or None, got {timeout!r}")
+
+
+class Shown(list[CheckLine]):
+    """The result's lines, each shown as it is added (``Progress.show``)."""
+
+    def __init__(self, show: Callable[[CheckLine], None]) -> None:
+        super().__init__()
+        self.show = show
+
+    def append(self, line: CheckLine) -> None:
+        super().append(line)
+        self.show(line)
+
+    def extend(self, lines: Iterable[CheckLine]) -> None:
+        for line in lines:
+            self.append(line)
 
 
 def make_task(
@@ -148,41 +178,39 @@ def make_task(
     pts = points_of(points, arity, inside)
     cases = [(pt, ps, edge) for ps in param_sets for pt, edge in pts]
     limited = Limited(student, None if timeout is None else float(timeout))
-    return Task(limited, reference, like_name, cases, names, inside, bounds)
+    refs = reference_table(reference, cases)  # before the student's code runs once
+    return Task(limited, reference, like_name, cases, names, inside, bounds, refs)
 
 
-def grade(task: Task, name: str, is_function: bool) -> CheckResult:
-    """Run the checks: in a child process that can be killed when there is a time limit and
-    Linux's fork (an ``except:`` in the student's code cannot swallow that stop), else here."""
-    seconds = task.student.seconds
-    if seconds is None or not isolation.available():
-        return grade_here(task, name, is_function)
-    outcome = isolation.run(lambda heartbeat: grade_in_child(heartbeat, task, name, is_function), seconds)
-    if isinstance(outcome, isolation.Stopped):
-        slow = TimedOut(outcome.what, outcome.pt, outcome.ps, seconds)
-        return CheckResult(name, [*outcome.lines, timeout_line(slow, is_function, task.names)])
-    if isinstance(outcome, isolation.Failed):
-        # The student's code raised in the child: run the check again here, so that what is
-        # raised is the student's own exception with its traceback (the same op raises again).
-        return grade_here(task, name, is_function)
-    return CheckResult(name, outcome)
+def grade(task: Task, result: CheckResult, is_function: bool) -> None:
+    """Run the checks into ``result.lines``, each shown as it is decided.  Here, in this process,
+    every line is decided: where there is a time limit and Linux's fork the student's op runs in
+    a child process that only sends its numbers back (``op_calls.Remote``), else here."""
+    total = task.student.total
+    task.student.deadline = _pymath.inf if total is None else time.monotonic() + total
+    task.calls = remote_or_local(task.student, task.names, len(task.cases[0][0]))
+    try:
+        grade_here(task, result.name, is_function, result)
+    except StoppedError as stop:  # the student's code wrote into the pipe, exited, or answered out of turn
+        result.lines.append(stopped_line(stop))
+    finally:
+        task.calls.close()
 
 
-def grade_in_child(
-    heartbeat: isolation.Heartbeat, task: Task, name: str, is_function: bool
-) -> list[CheckLine]:
-    """The checks as the child runs them: each call of the student's code reported to the parent."""
-    result = CheckResult(name)
-    heartbeat.lines = result.lines
-    task.student.watch = heartbeat
-    return grade_here(task, name, is_function, result).lines
+def stopped_line(stop: StoppedError) -> CheckLine:
+    return CheckLine(
+        "WRONG",
+        "answer",
+        f"your op stopped the grader at case {stop.reason}",
+        "your op must only compute: writing to the grader's pipe or exiting stops it, and counts as wrong",
+    )
 
 
-def grade_here(task: Task, name: str, is_function: bool, result: CheckResult | None = None) -> CheckResult:
-    """The checks, in this process: a call out of time or not written yet ends them with its line."""
-    result = CheckResult(name) if result is None else result
+def grade_here(task: Task, name: str, is_function: bool, result: CheckResult) -> CheckResult:
+    """The checks: a call out of time or not written yet ends them with its line."""
     try:
         run_checks(result, task)
+        task.calls.finish()
     except NotWrittenError as todo:
         result.lines.append(CheckLine("TODO", todo.where, f"{name}.{todo.where} is not written yet"))
     except TimedOut as slow:
@@ -197,7 +225,7 @@ def run_checks(result: CheckResult, task: Task) -> None:
     forward_wrong = result.lines[-1].status == "WRONG"
     check_backward(result, task, runs, reported)
     backward_wrong = result.lines[-1].status == "WRONG"
-    check_chain_rule(result, task.student, task.cases, runs, task.names)
+    check_chain_rule(result, task.calls, task.cases, runs, task.names)
     if backward_wrong or forward_wrong:
         what = "backward" if backward_wrong else "forward"
         result.lines.append(CheckLine("SKIP", "second order", f"not checked until {what} is right"))
@@ -207,6 +235,14 @@ def run_checks(result: CheckResult, task: Task) -> None:
 
 def timeout_line(slow: TimedOut, is_function: bool, names: list[str]) -> CheckLine:
     """The TIMEOUT line: which call of the student's code ran out of time, and at which point."""
+    if slow.what == "total":
+        return CheckLine(
+            "TIMEOUT",
+            "total",
+            f"check ran longer than {slow.seconds:g} s in all and was stopped at "
+            f"{at_point(names, slow.pt, slow.ps)}; the lines above were decided",
+            "pass a larger total_timeout=... (or fewer points=...)",
+        )
     who = f"your {slow.what}" if is_function else f"your op's {slow.what}"
     return CheckLine(
         "TIMEOUT",

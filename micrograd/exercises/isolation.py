@@ -1,18 +1,19 @@
-"""Running a check where a stop cannot be swallowed: in a forked child process the caller can kill.
+"""Where a grader runs the learner's code so that a stop cannot be swallowed: in a forked child
+process the parent can kill.
 
-The in-process time limit (``time_limit``) raises an exception inside the student's code, and
-a bare ``except:`` in a student's loop catches it: the loop goes on, and ``check`` would never
-come back.  So on Linux the whole check runs in a child made with ``os.fork``, which shares
-everything the student defined (a class typed into a notebook cell included, which another
-interpreter could not import).  The child marks when each call of the student's code starts
-and ends, in memory shared with its parent (``Heartbeat``).  The parent waits, and when a call
-runs well past the limit it kills the child (SIGKILL cannot be caught) and reports the call
-that ran out of time, with the lines found so far.  The child still runs the in-process limit,
-so an ordinary endless loop is stopped there and reported by the child itself; only a
-swallowed stop needs the kill.
+The in-process time limit (``time_limit``) raises an exception inside the learner's code, and a
+bare ``except:`` in a learner's loop catches it: the loop goes on, and the grader would never come
+back.  So on Linux ``check`` and ``check_engine`` run the learner's code in a child made with
+``os.fork`` (``forked``), which shares everything the learner defined (a class typed into a
+notebook cell included, which another interpreter could not import).  The parent waits for each
+answer at most ``hard_limit(seconds)``, then kills the child (SIGKILL cannot be caught) and
+reports the call that ran out of time.  The child still runs the in-process limit, so an
+ordinary endless loop is stopped there and reported by the child itself; only a swallowed stop
+needs the kill.
 
 Elsewhere (Windows, macOS, where fork is unsafe with the system's frameworks, or the browser's
-Python) ``available()`` is False and the check runs in the process, under the in-process limit.
+Python) ``available()`` is False and the learner's code runs in the process, under the
+in-process limit.
 
 >>> available() in (True, False)
 True
@@ -22,31 +23,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import struct
 import sys
-import time
-import traceback
-import warnings
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
-from .references import Point
-from .result import CheckLine
-
-if TYPE_CHECKING:  # loaded by run() only: the browser's Python may lack them, and never forks
-    import mmap
-    from multiprocessing.connection import Connection
-
-# Longest that our own code may run between two calls of the student's code (references,
-# bookkeeping) before the child counts as stuck: far beyond any check, short of a hang.
-IDLE_LIMIT = 60.0
-POLL = 0.05  # how often the parent looks at what the child runs, in seconds
+__all__ = ["available", "flush", "hard_limit"]
 
 
 def available() -> bool:
-    """Whether checks run in a child process here: Linux's fork."""
+    """Whether the learner's code runs in a child process here: Linux's fork."""
     return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
@@ -56,149 +39,7 @@ def hard_limit(seconds: float) -> float:
     return seconds * 1.5 + min(0.25, seconds / 2)
 
 
-@dataclass
-class Stopped:
-    """The child was killed in the middle of a call: which one, where, and the lines before it."""
-
-    what: str
-    pt: Point
-    ps: tuple[float, ...]
-    lines: list[CheckLine] = field(default_factory=list)
-
-
-@dataclass
-class Failed:
-    """The check raised in the child (the student's code is broken): its traceback, as text."""
-
-    traceback: str
-
-
-# Where the child says what it runs, in memory shared with the parent (an anonymous mmap made
-# before the fork): a message per call through the pipe would cost more than the check itself,
-# and the parent reads this only when it wakes.  seq is odd while a call runs; since is the
-# monotonic time (one clock for both processes) of the last start or end.
-_HEAD = struct.Struct("<qdqqq")  # seq, since, what (an index into the names sent), len(pt), len(ps)
-_MOST = 32  # numbers of a point kept for the message (a point of more inputs is cut there)
-
-
-class Heartbeat:
-    """In the child: marks each call's start (what, where) and end in the shared memory, and
-    sends the lines found so far through the pipe when they change, so that the parent knows
-    what runs and what to report if it must kill."""
-
-    def __init__(self, conn: Connection, shared: mmap.mmap) -> None:
-        self.conn, self.shared = conn, shared
-        self.lines: list[CheckLine] = []
-        self.sent = 0  # how many lines the parent has
-        self.seq = 0
-        self.whats: list[str] = []  # the names of what runs ("forward", "backward: seed"), as sent
-
-    def started(self, what: str, pt: Point, ps: tuple[float, ...]) -> None:
-        if len(self.lines) != self.sent:
-            self.sent = len(self.lines)
-            self.conn.send(("lines", list(self.lines)))
-        if what not in self.whats:  # a new name goes through the pipe once; then its index
-            self.whats.append(what)
-            self.conn.send(("what", what))
-        pt, ps = pt[:_MOST], ps[: _MOST - min(len(pt), _MOST)]
-        struct.pack_into(f"<{len(pt) + len(ps)}d", self.shared, _HEAD.size, *pt, *ps)
-        self._mark(self.whats.index(what), len(pt), len(ps))
-
-    def ended(self) -> None:
-        self._mark(0, 0, 0)
-
-    def _mark(self, what: int, n_pt: int, n_ps: int) -> None:
-        self.seq += 1
-        _HEAD.pack_into(self.shared, 0, self.seq, time.monotonic(), what, n_pt, n_ps)
-
-
-def _read(shared: mmap.mmap, whats: list[str]) -> tuple[bool, float, tuple[str, Point, tuple[float, ...]]]:
-    """What the child runs: whether in a call, since when, and which call (by its name, from
-    ``whats``, the names the child sent) at which point."""
-    while True:  # read again if the child wrote in between (a torn read)
-        seq, since, what, n_pt, n_ps = _HEAD.unpack_from(shared, 0)
-        numbers = struct.unpack_from(f"<{n_pt + n_ps}d", shared, _HEAD.size)
-        if _HEAD.unpack_from(shared, 0)[0] == seq:
-            name = whats[what] if what < len(whats) else "a call"  # (its name's message not read yet)
-            return seq % 2 == 1, since, (name, numbers[:n_pt], numbers[n_pt:])
-
-
-def run(job: Callable[[Heartbeat], Any], seconds: float) -> Any:
-    """``job(heartbeat)``'s answer, computed in a forked child; a ``Stopped`` when a call ran past
-    ``hard_limit(seconds)``, a ``Failed`` when the job raised.  The child never outlives this."""
-    import mmap
-    from multiprocessing.connection import Pipe
-
-    reader, writer = Pipe(duplex=False)
-    shared = mmap.mmap(-1, _HEAD.size + 8 * _MOST)  # anonymous and shared: the child writes, we read
-    _HEAD.pack_into(shared, 0, 0, time.monotonic(), 0, 0, 0)
-    _flush()  # what is buffered is printed once, not once more by the child
-    with warnings.catch_warnings():  # Python 3.12 warns about fork in a process with threads: the
-        warnings.simplefilter("ignore", DeprecationWarning)  # child runs only this check, then exits
-        pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child: coverage does not follow it
-        reader.close()
-        _child(job, writer, shared)
-    writer.close()
-    try:
-        return _wait(reader, shared, hard_limit(seconds))
-    finally:
-        reader.close()
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)  # gone already when it answered; never left running
-        os.waitpid(pid, 0)
-        shared.close()
-
-
-def _child(job: Callable[[Heartbeat], Any], conn: Connection, shared: mmap.mmap) -> None:  # pragma: no cover
-    """Run the job, send its answer or its traceback, and exit without returning to the caller's
-    code (``os._exit``: no atexit handlers, no test runner carrying on in a copy of itself)."""
-    code = 0
-    try:
-        try:
-            conn.send(("done", job(Heartbeat(conn, shared))))
-        except BaseException as exc:
-            conn.send(("raised", "".join(traceback.format_exception(exc))))
-        _flush()
-    except BaseException:
-        code = 1
-    finally:
-        os._exit(code)
-
-
-def _wait(conn: Connection, shared: mmap.mmap, hard: float) -> Any:
-    """Read the child's messages until its answer; between them, look at what it runs, and stop
-    it when a call (or our own code between two calls) runs past its deadline."""
-    lines: list[CheckLine] = []
-    whats: list[str] = []
-    while True:
-        if conn.poll(POLL):
-            try:
-                kind, payload = conn.recv()
-            except EOFError:
-                raise RuntimeError(
-                    "check: the process running your op ended without an answer (did your code call "
-                    "os._exit, or crash Python?); pass timeout=None to run it in this process and see"
-                ) from None
-            if kind == "lines":
-                lines = payload
-                continue
-            if kind == "what":
-                whats.append(payload)
-                continue
-            return payload if kind == "done" else Failed(payload)
-        in_call, since, (what, pt, ps) = _read(shared, whats)
-        running = time.monotonic() - since
-        if in_call and running > hard:
-            return Stopped(what, pt, ps, lines)
-        if not in_call and running > IDLE_LIMIT:
-            raise RuntimeError(
-                f"check: the process running the check gave no sign for {IDLE_LIMIT:g} s between two "
-                "calls of your code; run it again, or pass timeout=None to run it in this process"
-            )
-
-
-def _flush() -> None:
+def flush() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()

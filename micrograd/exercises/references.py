@@ -121,6 +121,11 @@ DERIVATIVES: dict[str, str] = {
 }
 
 
+# Ops whose derivative at their kink has one accepted answer, not a convention: relu'(0) is 0 in
+# micrograd 0.1.0, the lecture and PyTorch (and check_engine), so another number there is WRONG.
+SETTLED_KINKS = {"relu"}
+
+
 def exp_or_inf(x: float) -> float:
     return _pymath.inf if x > 709.0 else _pymath.exp(x)
 

@@ -152,6 +152,48 @@ def report(result: CheckResult) -> None:
     print("\n".join([*(line.text(colour) for line in result.lines), result.verdict_line()]))
 
 
+class Progress:
+    """A result shown as its lines are decided: each printed at once in a terminal, a table
+    updated in place in Jupyter; ``done()`` adds the verdict.  ``quiet``: nothing shown."""
+
+    def __init__(self, result: CheckResult, quiet: bool = False) -> None:
+        self.result, self.quiet = result, quiet
+        self.shell = None if quiet else jupyter_shell()
+        self.colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        self.handle: Any = None
+
+    def add(self, line: CheckLine) -> None:
+        self.result.lines.append(line)
+        self.show(line)
+
+    def show(self, line: CheckLine) -> None:
+        """Show one more line (already in the result's lines)."""
+        if self.quiet:
+            return
+        if self.shell is None:
+            print(line.text(self.colour), flush=True)
+        else:
+            self.table()
+
+    def done(self) -> None:
+        if self.quiet:
+            return
+        if self.shell is None:
+            print(self.result.verdict_line(), flush=True)
+            return
+        self.table()
+        self.result._shown_in = self.shell.execution_count
+
+    def table(self) -> None:
+        from IPython.display import display
+
+        data = {"text/plain": str(self.result), "text/html": self.result._repr_html_()}
+        if self.handle is None:
+            self.handle = display(data, raw=True, display_id=True)  # type: ignore[no-untyped-call]
+        else:
+            self.handle.update(data, raw=True)
+
+
 def show(result: CheckResult, shell: Any) -> None:
     from IPython.display import display
 

@@ -5,12 +5,13 @@ limit, the arithmetic errors Python's math raises (kept as ``Raised``, with the 
 from __future__ import annotations
 
 import linecache
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from ..engine import Value
 from ..func.reverse import grad
@@ -125,25 +126,20 @@ def grads_of(
 T = TypeVar("T")
 
 
-class Watch(Protocol):
-    """Who is told when a call of the student's code starts and ends (``isolation``'s heartbeat)."""
-
-    def started(self, what: str, pt: Point, ps: tuple[float, ...]) -> None: ...
-
-    def ended(self) -> None: ...
-
-
 class Limited:
     """The student's op, each call of its forward and of its backward (``grad``) under the time
-    limit; a call out of time is a ``TimedOut`` naming the point.  ``watch``, when set, is told
-    when each call starts and ends: the process that runs the check reports to its parent,
-    which stops it when a call runs past the limit anyway (an ``except:`` that swallowed the
-    in-process stop)."""
+    limit; a call out of time is a ``TimedOut`` naming the point.  (Where the op runs in a
+    forked child, the parent kills it when a call runs past the limit anyway: an ``except:``
+    that swallowed the in-process stop.)"""
 
     def __init__(self, f: Callable[..., Value], seconds: float | None) -> None:
         self.f, self.seconds = f, seconds
         self.__name__ = getattr(f, "__name__", "the op")
-        self.watch: Watch | None = None
+        self.deadline = math.inf  # the whole check's end (``total_timeout``), once it starts
+        self.total: float | None = None
+        # run as each call of the student's code ends: what it patched put back (``Guard``), before
+        # any of the grader's own code runs again
+        self.after: Callable[[], None] | None = None
 
     def __call__(self, *args: Any) -> Value:
         return self._limited("forward", args, lambda: self.f(*args))
@@ -153,22 +149,33 @@ class Limited:
 
     def _limited(self, what: str, args: Sequence[Any], call: Callable[[], T]) -> T:
         pt, ps = point_of(args)
-        if self.watch is not None:
-            self.watch.started(what, pt, ps)
-        started = time.monotonic()
+        started, seconds = time.monotonic(), self.limit()
         try:
-            with time_limit(self.seconds):
-                answer = call()
+            with time_limit(seconds):
+                try:
+                    answer = call()
+                finally:  # (before time_limit's own exit runs under what the student patched)
+                    if self.after is not None:
+                        self.after()
         except Interrupted as exc:
-            raise TimedOut(which_rule(exc, what), pt, ps, self.seconds or 0.0) from None
-        finally:
-            if self.watch is not None:
-                self.watch.ended()
-        if self.seconds is not None and time.monotonic() - started > self.seconds:
+            raise self.out_of_time(which_rule(exc, what), pt, ps) from None
+        if seconds is not None and time.monotonic() - started > seconds:
             # Stopped, but the student's own ``except:`` swallowed the stop and the call went on:
             # out of time all the same (its answer is whatever the handler left).
-            raise TimedOut(what, pt, ps, self.seconds)
+            raise self.out_of_time(what, pt, ps)
         return answer
+
+    def limit(self) -> float | None:
+        """This call's limit: ``seconds``, or less when the whole check's end comes first."""
+        left = self.deadline - time.monotonic()
+        if left == math.inf:
+            return self.seconds
+        return max(min(self.seconds or math.inf, left), 0.001)
+
+    def out_of_time(self, what: str, pt: Point, ps: tuple[float, ...]) -> TimedOut:
+        if time.monotonic() >= self.deadline:
+            return TimedOut("total", pt, ps, self.total or 0.0)
+        return TimedOut(what, pt, ps, self.seconds or 0.0)
 
 
 def point_of(args: Sequence[Any]) -> tuple[Point, tuple[float, ...]]:
@@ -195,3 +202,5 @@ class Task:
     names: list[str]
     inside: Callable[..., bool]
     bounds: set[float]
+    refs: Any = None  # the reference at each case (``op_refs.Ref``), or None: no reference
+    calls: Any = None  # the student's op's numbers (``op_calls.Local`` or ``Remote``), while it runs

@@ -8,12 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..engine import Value
-from ..func.reverse import grad
 from .compare import at_point, central_difference, close, num
 from .references import Point
 from .result import CheckLine, CheckResult
-from .running import Limited, Task, call_op
+from .running import Raised, Task
 
 Params = tuple[float, ...]
 
@@ -22,14 +20,14 @@ FROZEN_HINT = "use micrograd.math (and ctx.inputs / ctx.output) to make backward
 
 def check_second_order(result: CheckResult, task: Task) -> None:
     """Append the second-order line: OK, or SKIP saying which part of backward is not differentiable."""
-    ordinary = [(pt, ps) for pt, ps, edge in task.cases if not edge]
-    pt0, ps0 = ordinary[0] if ordinary else task.cases[0][:2]
-    skipped = first_derivatives_are_constant(task, pt0, ps0)
+    ordinary = [(k, pt, ps) for k, (pt, ps, edge) in enumerate(task.cases) if not edge]
+    k0, pt0, ps0 = ordinary[0] if ordinary else (0, *task.cases[0][:2])
+    skipped = first_derivatives_are_constant(task, k0, pt0, ps0)
     if skipped is not None:
         result.lines.append(skipped)
         return
-    for pt, ps in ordinary:
-        mismatch = second_derivatives_differ(task, pt, ps)
+    for k, pt, ps in ordinary:
+        mismatch = second_derivatives_differ(task, k, pt, ps)
         if mismatch is not None:
             result.lines.append(mismatch)
             return
@@ -38,40 +36,29 @@ def check_second_order(result: CheckResult, task: Task) -> None:
     )
 
 
-def first_derivatives_are_constant(task: Task, pt: Point, ps: Params) -> CheckLine | None:
+def first_derivatives_are_constant(task: Task, k: int, pt: Point, ps: Params) -> CheckLine | None:
     """A SKIP line when ``grad(create_graph=True)`` cannot run through the student's backward, or
     when a first derivative that depends on the inputs (the reference's does) is a constant to the
     engine, computed with plain floats (Python's math, float(), .data); else None."""
-    try:
-        xs, out = call_op(task.student, pt, ps)
-        firsts = task.student.grad(out, xs, ps, create_graph=True)
-    except NotImplementedError:
-        raise
-    except Exception as exc:
+    second = task.calls.second(pt, ps)
+    if second.error:
         return CheckLine(
             "SKIP",
             "second order",
-            f"grad(create_graph=True) does not run through your backward ({type(exc).__name__}); "
+            f"grad(create_graph=True) does not run through your backward ({second.error}); "
             "fine for first-order exercises",
             "write backward with operators and micrograd.math (as a Function) to make it differentiable",
         )
-    connected = [
-        isinstance(g, Value) and any(s is not None for s in grad(g, xs, allow_unused=True)) for g in firsts
-    ]
-    ref_nonzero = [True] * len(firsts)  # without a reference, any derivative may depend on the inputs
-    if task.reference is not None:
-        rx, rout = call_op(task.reference, pt, ps)
-        ref_nonzero = [
-            isinstance(rg, Value) and any(s is not None and s != 0.0 for s in grad(rg, rx, allow_unused=True))
-            for rg in grad(rout, rx, create_graph=True, allow_unused=True)
-        ]
+    connected = second.connected
+    # without a reference, any derivative may depend on the inputs
+    ref_nonzero = [True] * len(connected) if task.refs is None else task.refs[k].nonzero
     constant = [i for i, (c, nz) in enumerate(zip(connected, ref_nonzero)) if nz and not c]
-    if not constant or (task.reference is not None and not any(ref_nonzero)):
+    if not constant or (task.refs is not None and not any(ref_nonzero)):
         return None
     first = constant[0]
     part = (
         "your backward computes"
-        if len(constant) == len(firsts) or not any(connected)
+        if len(constant) == len(connected) or not any(connected)
         else f"your backward's d/d{task.names[first] if first < len(task.names) else 'x'} computes"
     )
     message = (
@@ -81,35 +68,19 @@ def first_derivatives_are_constant(task: Task, pt: Point, ps: Params) -> CheckLi
     return CheckLine("SKIP", "second order", message, FROZEN_HINT)
 
 
-def hessian_rows(firsts: list[Any], xs: list[Value]) -> list[list[float]]:
-    """d(first derivative i)/d(input j) for each i, j (0 where a derivative is a constant)."""
-    return [
-        [0.0 if s is None else float(s) for s in grad(g, xs, allow_unused=True)]
-        if isinstance(g, Value)
-        else [0.0] * len(xs)
-        for g in firsts
-    ]
-
-
-def second_derivatives_differ(task: Task, pt: Point, ps: Params) -> CheckLine | None:
+def second_derivatives_differ(task: Task, k: int, pt: Point, ps: Params) -> CheckLine | None:
     """The first second derivative at ``pt`` that differs from the reference's (or, without one,
     from central differences of the student's first derivative), as a SKIP line; else None."""
-    try:
-        xs, out = call_op(task.student, pt, ps)
-        firsts = task.student.grad(out, xs, ps, create_graph=True)
-    except (ArithmeticError, ValueError):
+    second = task.calls.second(pt, ps)
+    if second.error or second.hessian is None:
         return None
-    mine = hessian_rows(firsts, xs)
-    ref_h: list[list[float]] | None = None
-    if task.reference is not None:
-        rx, rout = call_op(task.reference, pt, ps)
-        ref_h = hessian_rows(list(grad(rout, rx, create_graph=True, allow_unused=True)), rx)
-    for i, row in enumerate(mine):
+    ref_h = None if task.refs is None else task.refs[k].hessian
+    for i, row in enumerate(second.hessian):
         for j, value in enumerate(row):
             expected = (
                 ref_h[i][j]
                 if ref_h is not None
-                else central_difference(derivative_fn(task.student, i), pt, ps, j, task.inside)
+                else central_difference(derivative_of(task.calls, i), pt, ps, j, task.inside)
             )
             if expected is None or close(value, expected, 1e-4 if ref_h is None else 1e-6, 1e-8):
                 continue
@@ -129,14 +100,11 @@ def second_derivatives_differ(task: Task, pt: Point, ps: Params) -> CheckLine | 
     return None
 
 
-def derivative_fn(student: Limited, i: int) -> Callable[..., Value]:
-    """The student's first derivative in input ``i``, as an op (for its central differences)."""
+def derivative_of(calls: Any, i: int) -> Callable[[Point, Params], Any]:
+    """The student's first derivative in input ``i`` at a point (for its central differences)."""
 
-    def first(*args: Any) -> Value:
-        xs = [a for a in args if isinstance(a, Value)]
-        ps = tuple(a for a in args if not isinstance(a, Value))
-        out = student(*xs, *ps)
-        (g,) = student.grad(out, [xs[i]], ps)
-        return Value(0.0 if g is None else float(g))
+    def first(pt: Point, ps: Params) -> Any:
+        gs = calls.grads(pt, ps)
+        return gs if isinstance(gs, Raised) else gs[i]
 
     return first
