@@ -133,9 +133,11 @@ def test_patching_the_graders_tools_cannot_pass(
         result = check(op, like="tanh", quiet=True)
     except RecursionError as exc:
         # In this process, on the test runner's deep stack, a limit of 60 breaks the op's own
-        # Value(...): the op's own error, raised from its own line, never a pass.
+        # code (its setrecursionlimit, or its Value(...) just after, by how deep the runner's
+        # stack is): the op's own error, raised from its own lines, never a pass.
         assert not forked and op is shrinking_the_stack
-        assert traceback.extract_tb(exc.__traceback__)[-2].name == "tanh_without_gradient"
+        frames = [frame.name for frame in traceback.extract_tb(exc.__traceback__)]
+        assert "shrinking_the_stack" in frames[-3:]
         return
     finally:
         after = tools()
