@@ -23,16 +23,17 @@ The modules, in the order ``check`` uses them:
 * ``result``: ``CheckLine`` and ``CheckResult``, printed in a terminal, a table in Jupyter.
 
 ``check_engine(Value)`` grades a learner's whole ``Value`` class, written from scratch: its ops,
-``backward()``'s structure, the lecture's expressions, an MLP step and microgpt.  The modules:
+``backward()``'s structure, the lecture's expressions, an MLP step and microgpt.  Its modules are
+the subfolder ``engine/``:
 
-* ``engine_check``: ``check_engine`` itself: the plan of lines and cases, each line shown as decided;
-* ``engine_cases`` and ``engine_models``: the expressions and the two models it builds;
-* ``engine_refs``: the answers expected, from the package's rules frozen at import;
-* ``engine_child``: what runs the learner's class (a forked child on Linux), sending raw numbers;
-* ``channel``, ``forked``, ``engine_run`` and ``engine_answers``: the pipe of JSON lines and the
+* ``engine.check``: ``check_engine`` itself: the plan of lines and cases, each line shown as decided;
+* ``engine.cases`` and ``engine.models``: the expressions and the two models it builds;
+* ``engine.refs``: the answers expected, from the package's rules frozen at import;
+* ``engine.child``: what runs the learner's class (a forked child on Linux), sending raw numbers;
+* ``channel``, ``forked``, ``engine.run`` and ``engine.answers``: the pipe of JSON lines and the
   child behind it (shared with ``check``), the reading of it case by case under the time
   limits, and each answer's shape checked;
-* ``engine_eval`` and ``engine_lines``: the comparisons and the lines, decided where the
+* ``engine.evaluate`` and ``engine.lines``: the comparisons and the lines, decided where the
   learner's code never runs.
 
 May import: ``engine``, ``ops``, ``func.reverse``, ``math`` and ``IPython`` (a result's table in
@@ -46,7 +47,7 @@ on first use of ``micrograd.exercises``.
 'RIGHT'
 """
 
-from .engine_check import check_engine
+from .engine.check import check_engine
 from .grading import CheckLine, CheckResult, check
 from .result import EngineResult
 

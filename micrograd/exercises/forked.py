@@ -2,7 +2,7 @@
 JSON lines (``channel``), read by the parent with deadlines and bounds.  The parent may also
 send requests down a second pipe (``check`` asks for each number it needs, one at a time).
 
-Shared by ``check_engine`` (``engine_run``) and ``check`` (``op_calls``).  The child never
+Shared by ``check_engine`` (``engine.run``) and ``check`` (``op_calls``).  The child never
 outlives the ``Forked`` that made it: ``close()`` kills it (SIGKILL cannot be caught).
 """
 

@@ -56,7 +56,7 @@ from typing import Any
 from ..engine import Value
 from .chain_rule import check_chain_rule
 from .compare import at_point
-from .engine_run import StoppedError
+from .engine.run import StoppedError
 from .first_order import check_backward, check_forward
 from .inputs import caller, count_inputs, domain_of, parse_params, points_of, resolve_like
 from .op_calls import remote_or_local

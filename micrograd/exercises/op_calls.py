@@ -30,9 +30,9 @@ from ..func.reverse import grad
 from . import isolation
 from .channel import ENDED, LATE, MalformedError
 from .compare import at_point
-from .engine_answers import keys, nums, texts
-from .engine_child import Guard
-from .engine_run import StoppedError
+from .engine.answers import keys, nums, texts
+from .engine.child import Guard
+from .engine.run import StoppedError
 from .forked import Forked
 from .references import Point
 from .running import Limited, NotWrittenError, Raised, TimedOut, call_op, grads_of, run_student

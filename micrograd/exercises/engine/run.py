@@ -1,12 +1,12 @@
 """Where ``check_engine`` runs the learner's class: on Linux in a forked child whose only way back
 is a pipe of JSON lines (``channel``), elsewhere here, in this process.  Either way the grader
 reads the answers one case at a time, in the order it asked for them, each checked for its
-shape (``engine_answers``): an answer that is missing, late, out of order or malformed stops the
+shape (``answers``): an answer that is missing, late, out of order or malformed stops the
 reading with ``StoppedError``, which the table reports as such.
 
 >>> from micrograd import Value
->>> from micrograd.exercises.engine_child import Job
->>> from micrograd.exercises.engine_cases import OP_CASES
+>>> from micrograd.exercises.engine.child import Job
+>>> from micrograd.exercises.engine.cases import OP_CASES
 >>> with Reader(Value, [Job("expr", "a + b", OP_CASES["+"][0])], 5.0, None) as reader:
 ...     reader.class_info()["problem"], reader.answer(0)["back"]["grad"]
 (None, [1.0, 1.0, 1.0])
@@ -20,11 +20,11 @@ import time
 from types import TracebackType
 from typing import Any
 
-from . import isolation
-from .channel import ENDED, LATE, MalformedError
-from .engine_answers import read_answer, read_class
-from .engine_child import Guard, Job, answers
-from .forked import Forked
+from .. import isolation
+from ..channel import ENDED, LATE, MalformedError
+from ..forked import Forked
+from .answers import read_answer, read_class
+from .child import Guard, Job, answers
 
 __all__ = ["Reader", "StoppedError"]
 

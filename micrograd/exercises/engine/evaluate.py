@@ -1,5 +1,5 @@
-"""Comparing what a learner's ``Value`` class computed on an expression of ``engine_cases`` (the
-raw numbers ``engine_child`` sends) with the reference (``engine_refs``), and finding the first
+"""Comparing what a learner's ``Value`` class computed on an expression of ``cases`` (the
+raw numbers ``child`` sends) with the reference (``refs``), and finding the first
 node where they differ: its value on the way forward (in the order the nodes were made), else
 its gradient (from the output back, so the node found is the first one whose users were all
 right: the mistake is in the rules that feed it).
@@ -7,8 +7,8 @@ right: the mistake is in the rules that feed it).
 The comparison runs in the grader's own process, with functions captured when this module was
 imported: a learner who patches ``math.isclose`` patches it where the grader does not look.
 
->>> from micrograd.exercises.engine_cases import LECTURE
->>> from micrograd.exercises.engine_refs import expr_reference
+>>> from micrograd.exercises.engine.cases import LECTURE
+>>> from micrograd.exercises.engine.refs import expr_reference
 >>> data, grads = expr_reference(LECTURE[0])
 >>> print(mismatch(LECTURE[0], {"data": list(data), "back": {"grad": [0.0, *grads[1:]]}}))
 a.grad is 0, should be 6
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .engine_cases import BINARY, Expr
-from .engine_refs import expr_reference
+from .cases import BINARY, Expr
+from .refs import expr_reference
 
 _isclose, _isnan, _float, _type = math.isclose, math.isnan, float, type
 _HERE = str(Path(__file__).resolve().parent)

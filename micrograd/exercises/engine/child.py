@@ -1,14 +1,14 @@
 """What runs the learner's ``Value`` class for ``check_engine``: each job (a case of the table)
 run on the class, and its raw numbers, as plain data: the nodes' values and gradients, what the
 class raised, and which of its methods ran.  Nothing here decides anything: the parent compares
-these numbers with its own references (``engine_verdicts``).
+these numbers with its own references (``lines``).
 
 On Linux this runs in a forked child.  After each call of the learner's code the child puts
 back ``builtins``, ``math`` and the recursion limit as they were, so that a learner who patches
 them breaks their own code, not the child's bookkeeping.
 
 >>> from micrograd import Value
->>> from micrograd.exercises.engine_cases import OP_CASES
+>>> from micrograd.exercises.engine.cases import OP_CASES
 >>> answer = run_expr(Value, OP_CASES["*"][0], {})
 >>> answer["data"], answer["back"]["grad"]
 ([2.0, -3.0, -6.0], [-3.0, 2.0, 1.0])
@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from operator import methodcaller
 from typing import Any, TypeVar
 
-from . import engine_models as models
-from . import formulas
-from .engine_cases import BINARY, UNARY_METHODS, ZEROING, Expr
-from .engine_eval import class_problem, missing_operator, written_in
-from .running import is_arithmetic, raised_at
-from .time_limit import Interrupted, time_limit
+from .. import formulas
+from ..running import is_arithmetic, raised_at
+from ..time_limit import Interrupted, time_limit
+from . import models
+from .cases import BINARY, UNARY_METHODS, ZEROING, Expr
+from .evaluate import class_problem, missing_operator, written_in
 
 __all__ = ["METHODS", "Job", "answers", "run_expr"]
 

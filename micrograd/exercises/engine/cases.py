@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import formulas
-from .formulas import Tree
+from .. import formulas
+from ..formulas import Tree
 
 # symbol -> (symbol, method, reflected method: the one Python calls for ``2.0 + a``)
 BINARY: dict[str, tuple[str, str, str]] = {
@@ -42,7 +42,7 @@ METHOD_OF = {
 }
 
 
-@dataclass(eq=False)  # one object per case: hashed by identity (engine_refs caches each)
+@dataclass(eq=False)  # one object per case: hashed by identity (refs caches each)
 class Expr:
     """Leaves (name -> number) and lines ``name = formula``; the last line's node is the output."""
 

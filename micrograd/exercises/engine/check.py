@@ -2,9 +2,9 @@
 against this engine.
 
 It builds expressions with the learner's class and compares every node's value and gradient
-with the references (``engine_refs``: this package's rules as they were when it was imported,
+with the references (``refs``: this package's rules as they were when it was imported,
 whatever the learner patched since), one line per op, per part of ``backward()`` and per model
-(``engine_lines``):
+(``lines``):
 
 * each op it has, of ``+ - * / **``, ``exp``, ``tanh``, ``relu`` and ``log``, at ordinary points,
   fed into itself, and where the rules are easiest to get wrong (relu at 0, powers 0, 1 and
@@ -16,7 +16,7 @@ whatever the learner patched since), one line per op, per part of ``backward()``
 * the lecture's expressions, an MLP training step and microgpt's forward and backward on one
   name, each built from the learner's ops (what a model needs and is missing is named).
 
-The learner's code runs in a forked child on Linux (``engine_run``), which sends back raw numbers
+The learner's code runs in a forked child on Linux (``run``), which sends back raw numbers
 only; this process, where the learner's code never runs, compares them and decides.  Each line is
 printed as it is decided.  Each case runs under ``timeout`` seconds and the whole under
 ``total_timeout``; ``NotImplementedError`` is not written yet; any other exception raises, with
@@ -37,13 +37,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from . import engine_lines as lines_of
-from . import engine_refs as refs
-from .engine_cases import ACCUMULATION, LECTURE, OP_CASES, OPS, TOPOLOGICAL
-from .engine_child import Job
-from .engine_eval import BrokeError, NotWrittenYetError, RaisedError, TimedOutError
-from .engine_run import Reader, StoppedError
-from .result import CheckLine, EngineResult, Progress
+from ..result import CheckLine, EngineResult, Progress
+from . import lines as lines_of
+from . import refs
+from .cases import ACCUMULATION, LECTURE, OP_CASES, OPS, TOPOLOGICAL
+from .child import Job
+from .evaluate import BrokeError, NotWrittenYetError, RaisedError, TimedOutError
+from .run import Reader, StoppedError
 
 PARTS = [*OPS, "backward", "lecture", "MLP", "microgpt"]
 

@@ -1,17 +1,18 @@
 """The lines of ``check_engine``'s table, decided in the grader's own process from the raw answers
-of the learner's class (``engine_answers``) and the references (``engine_refs``): an op, a part of
+of the learner's class (``answers``) and the references (``refs``): an op, a part of
 ``backward()``'s structure (seed, accumulation, topological order, zeroing), a lecture
 expression, the MLP step and microgpt.  Each returns its ``CheckLine`` (or raises what
-``engine_eval.failed`` raises: the caller's TODO, TIMEOUT or WRONG line)."""
+``evaluate.failed`` raises: the caller's TODO, TIMEOUT or WRONG line)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import engine_refs as refs
-from . import formulas
-from .engine_cases import (
+from .. import formulas
+from ..result import FORWARD_RIGHT, CheckLine
+from . import refs
+from .cases import (
     ACCUMULATION,
     BINARY,
     METHOD_OF,
@@ -23,9 +24,8 @@ from .engine_cases import (
     Expr,
     needs,
 )
-from .engine_eval import Mismatch, NotWrittenYetError, RaisedError, close, failed, mismatch, number
-from .engine_models import GPT_OPS, GPT_WEIGHTS, MLP_OPS, MLP_PARAMS, MLP_SIZES, NAME
-from .result import FORWARD_RIGHT, CheckLine
+from .evaluate import Mismatch, NotWrittenYetError, RaisedError, close, failed, mismatch, number
+from .models import GPT_OPS, GPT_WEIGHTS, MLP_OPS, MLP_PARAMS, MLP_SIZES, NAME
 
 NOT_YET = "not written yet: "
 # a method of Value -> the op (the line) it computes

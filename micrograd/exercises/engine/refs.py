@@ -21,8 +21,8 @@ from functools import cache
 from operator import methodcaller
 from typing import Any
 
-from .. import ops
-from ..engine import (
+from ... import ops
+from ...engine import (
     Add,
     Mul,
     PowConst,
@@ -34,10 +34,10 @@ from ..engine import (
     operand,
     unary_method,
 )
-from . import engine_models as models
-from . import formulas
-from .engine_cases import LECTURE, ZEROING, Expr
-from .references import frozen
+from .. import formulas
+from ..references import frozen
+from . import models
+from .cases import LECTURE, ZEROING, Expr
 
 __all__ = ["LECTURE", "Ref", "expr_reference", "gpt_reference", "mlp_reference", "zeroing_reference"]
 

@@ -3,7 +3,7 @@ against the shape of the job it answers (how many numbers, which keys), its numb
 floats (or kept as the text of what the learner had instead).  Anything else is ``MalformedError``:
 reported as such, never read as right.
 
->>> from micrograd.exercises.engine_child import Job
+>>> from micrograd.exercises.engine.child import Job
 >>> read_answer(Job("seed", "x.backward()"), {"grad": 1})
 {'grad': 1.0}
 >>> read_answer(Job("seed", "x.backward()"), {"grad": 1, "verdict": "RIGHT"})
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import engine_models as models
-from .channel import MalformedError
-from .engine_child import METHODS, Job
+from ..channel import MalformedError
+from . import models
+from .child import METHODS, Job
 
 __all__ = ["read_answer", "read_class"]
 
