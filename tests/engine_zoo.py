@@ -105,19 +105,6 @@ class Value:
         return out
 
     def backward(self):
-        topo = []
-        visited = set()
-
-        def build_topo(v):
-            if v not in visited:
-                visited.add(v)
-                for child in v._prev:
-                    build_topo(child)
-                topo.append(v)
-        build_topo(self)
-        self.grad = 1.0
-        for node in reversed(topo):
-            node._backward()
 """
 
 BACKWARD_SORTED = """        topo = []
@@ -134,6 +121,7 @@ BACKWARD_SORTED = """        topo = []
         for node in reversed(topo):
             node._backward()
 """
+LECTURE += BACKWARD_SORTED  # the lecture's backward(), last in the class
 BACKWARD_RECURSIVE = """        self.grad = 1.0
 
         def run(v):

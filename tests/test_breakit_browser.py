@@ -19,6 +19,7 @@ from micrograd.viz.mistake_examples import EXAMPLES
 from micrograd.viz.mistakes import SIMULATED_ORDER, UNCHANGED, wrong_gradients
 from tests.browser_support import browser, console_errors, needs_browser, screenshot
 from tests.test_mistakes import lecture, neuron
+from tests.test_viz import neuron as readme_neuron
 
 pytest.importorskip("graphviz", reason="the graphviz Python package is not installed")
 from tests.graphviz_support import needs_dot
@@ -189,14 +190,7 @@ def test_in_boxes_a_closed_box_holding_wrong_values_is_ringed(browser: Any, tmp_
 
 def lecture_neuron() -> Value:
     """The lecture's neuron, o = tanh(x1*w1 + x2*w2 + b): no Value used twice, no reuse."""
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    n = x1 * w1 + x2 * w2 + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
-    return o
+    return readme_neuron()[0]
 
 
 @pytest.fixture(scope="module")
