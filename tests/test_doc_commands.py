@@ -69,7 +69,8 @@ def check_make(words: list[str], block: Block) -> None:
     for target in targets:
         rule = re.search(rf"^{re.escape(target)}:", makefile, flags=re.MULTILINE)
         assert rule, f"the Makefile has no target {target}"
-    dry = run(["make", "-n", *words[1:]])
+    # -B: what the target runs on a fresh machine, though this one may have made it already
+    dry = run(["make", "-n", "-B", *words[1:]])
     assert dry.returncode == 0, f"make -n {' '.join(words[1:])} failed:\n{dry.stderr}"
     for module in re.findall(r"-m (\w[\w.]*)", dry.stdout):  # the Python modules its recipes run
         assert importlib.util.find_spec(module), f"make {targets[0]} runs python -m {module}: no such module"

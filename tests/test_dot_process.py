@@ -97,10 +97,13 @@ def kill(child: subprocess.Popen[bytes], sig: int) -> None:
 def test_dot_ends_with_the_process_that_started_it(tmp_path: Path, sig: int) -> None:
     child = start_child(tmp_path, LAYOUT_FOR_AN_HOUR)
     try:
-        wait_for("dot started", lambda: "dot" in children(child.pid).values(), 20)
-        dot = next(pid for pid, name in children(child.pid).items() if name == "dot")
-        time.sleep(0.3)  # (well into the layout)
-        assert running(dot)
+        # (a short `dot` may come and go first, a version check: the layout's is the one still running)
+        def laying_out() -> list[int]:
+            time.sleep(0.3)
+            return [pid for pid, name in children(child.pid).items() if name == "dot" and running(pid)]
+
+        wait_for("dot laying out", laying_out, 20)
+        (dot,) = laying_out()
     finally:
         kill(child, sig)
     start = time.monotonic()

@@ -40,7 +40,14 @@ SKIP_DIRS = {
     ".pytest_cache",
     ".mypy_cache",
 }
-SKIP_DIRS |= {".ruff_cache", ".hypothesis", ".micrograd-0.1.0", ".ipynb_checkpoints", "node_modules"}
+SKIP_DIRS |= {
+    ".ruff_cache",
+    ".hypothesis",
+    ".micrograd-0.1.0",
+    ".strands-microgpt-0.1.0",
+    ".ipynb_checkpoints",
+    "node_modules",
+}
 TOP_FILES = {
     "LICENSE",
     "README.md",

@@ -349,6 +349,9 @@ def test_a_temperature_python_refuses_shows_pythons_message_and_keeps_the_last(p
     python = "ValueError: the temperature must be a number from 0.05 to 5, got 0"
     assert said == f"error: {python} (the console has the traceback)"
     assert "boot.mjs" not in said and "Traceback" in gpt(page)["error"]
+    # The traceback went to the console, as said: read (and so cleared) here, the one error expected
+    logged = [e["message"] for e in page.get_log("browser") if e["level"] == "SEVERE"]
+    assert logged and all("the temperature must be a number from 0.05 to 5" in m for m in logged), logged
     # Training goes on at the temperature before (a refused 0 would fail again at the next samples).
     page.execute_script("window.mgGpt.error = null")
     play(page)
