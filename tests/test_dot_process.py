@@ -100,9 +100,10 @@ def test_dot_ends_with_the_process_that_started_it(tmp_path: Path, sig: int) -> 
         # (a short `dot` may come and go first, a version check: the layout's is the one still running)
         def laying_out() -> list[int]:
             time.sleep(0.3)
+            assert child.poll() is None, f"the child ended ({child.returncode}) before dot laid out"
             return [pid for pid, name in children(child.pid).items() if name == "dot" and running(pid)]
 
-        wait_for("dot laying out", laying_out, 20)
+        wait_for("dot laying out", laying_out, 60)
         (dot,) = laying_out()
     finally:
         kill(child, sig)
