@@ -11,8 +11,9 @@ Modules, each one thing: ``module`` (Module: parameters, state_dict),
 ``layers`` (Neuron, Layer, MLP), ``losses``, ``metrics`` (accuracy), ``optim``
 (SGD, Adam, AdamW), ``datasets`` (moons, circles, spirals, digits, names,
 train_test_split), ``io`` (save and load), ``torch_interop`` (to_torch, from_torch;
-needs PyTorch), ``transformer`` (Embedding, Linear, RMSNorm, attention, MLP block)
-and ``gpt`` (karpathy's microgpt: GPT, CharTokenizer).
+needs PyTorch), ``transformer`` (Embedding, Linear, RMSNorm, attention, MLP block),
+``gpt`` (karpathy's microgpt: GPT, CharTokenizer) and ``gpt_torch`` (that GPT as a
+``torch.nn.Module``, for ``GPT.to_torch()`` and ``GPT.from_torch()``; needs PyTorch).
 
 May import: ``micrograd`` (its public names), ``micrograd.ops``, ``micrograd.func``,
 ``micrograd.compiler`` (a compiled GPT step's watch on its parameters), ``micrograd.scopes``

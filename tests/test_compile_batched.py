@@ -570,7 +570,7 @@ def test_a_sum_reads_a_layers_bias_and_products_as_one_block_or_gathers_them_wit
 @pytest.mark.parametrize("share", [True, False])
 def test_the_plans_optional_passes_change_the_work_not_the_numbers(share: bool) -> None:
     """trace -> plan -> run by hand: with the layout pass off, the step gathers copies where it
-    read views; with the batching pass off, it computes per sample what the samples share.  Its
+    read views; with the share pass off, it computes per sample what the samples share.  Its
     numbers stay the eager loop's, bit for bit."""
     from micrograd.compiler.plan import Plan, make_plan
     from micrograd.compiler.trace import trace

@@ -16,7 +16,10 @@ each a module of this package:
    forward, gradients backward (``kernels.py``: ``Group``, ``Gather``).
 
 There is no table of ops: each group runs its op's own ``Function.forward`` and
-``backward`` on the arrays, the very definition the eager engine runs on floats.
+``backward`` on the arrays, the very definition the eager engine runs on floats.  The one
+exception is ``array_rules.py``: ``Dot``, ``Pick`` and ``DetachedMax``, whose own rules loop over
+their operands in Python, run there in whole-array numpy calls with the same numbers, and only
+while their rules are the engine's own (a patched rule is replayed as patched).
 No Value is made and no per-node Python runs during a step.
 
 The results are the eager engine's, bit for bit: ``micrograd.math`` applies

@@ -27,7 +27,8 @@ The modules, in the order ``check`` uses them:
 the subfolder ``engine/``:
 
 * ``engine.check``: ``check_engine`` itself: the plan of lines and cases, each line shown as decided;
-* ``engine.cases`` and ``engine.models``: the expressions and the two models it builds;
+* ``engine.cases`` and ``engine.models``: the expressions and the two models it builds, the
+  expressions written in ``formulas``' small language (parsed, never ``eval``'d);
 * ``engine.refs``: the answers expected, from the package's rules frozen at import;
 * ``engine.child``: what runs the learner's class (a forked child on Linux), sending raw numbers;
 * ``channel``, ``forked``, ``engine.run`` and ``engine.answers``: the pipe of JSON lines and the

@@ -4,7 +4,9 @@ and the function transforms (``torch.func``'s ``grad(f)``, ``jvp``, ``jacobian``
 * ``reverse``: ``grad``, ``backward`` and ``topological_order`` over Values, reverse mode;
 * ``gradcheck``: ``gradcheck`` and ``gradgradcheck``, the engine's rules against central differences;
 * ``transforms``: ``grad(f)``, ``value_and_grad``, ``vjp``, ``jacrev``, ``hessian`` (reverse mode)
-  and ``jvp``, ``jacfwd``, ``hvp`` (forward mode, from the ops' one ``backward``).
+  and ``jvp``, ``jacfwd``, ``hvp`` (forward mode, from the ops' one ``backward``);
+* ``reads``: a traced input's ``.data`` read inside a transform (or ``compile``), and whether the
+  number reached the result as a constant (``constants_read``: the reads warned of).
 
 ``micrograd.func.grad`` is the transform; ``micrograd.grad`` is ``reverse.grad``; forward mode's
 steps as data are ``forward_steps`` (the pictures print them: ``micrograd.viz.explain_jvp``).

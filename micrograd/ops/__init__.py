@@ -6,8 +6,9 @@ its methods beyond the lecture's.  Importing this package runs all four modules'
 ``import micrograd`` returns every method is the real one, and a method a user attaches the
 lecture's way afterwards (``Value.gelu = my_gelu``) stays theirs.  The type checker's view of
 these methods, ``_core/value_methods.py``, is generated from the class they leave
-(``scripts/gen_value_methods.py``).  Loading the whole catalogue costs ``import micrograd`` a few
-milliseconds (docs/pages/layout.md has the numbers), less than a lazy loader's machinery is worth.
+(``scripts/gen_value_methods.py``).  Loading the whole catalogue costs ``import micrograd`` about
+10 ms once per process (benchmarks/history.md, issue 45, has the numbers), less than a lazy
+loader's machinery is worth.
 
 * ``basic``: ``-``, ``/``, ``Value ** Value``, ``abs``, ``exp``, ``log``, ``sqrt``, ``sigmoid``,
   ``sin``, ``cos``, ``leaky_relu``, ``elu``, ``softplus``, comparisons, and the few ops of many

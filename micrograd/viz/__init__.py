@@ -13,7 +13,8 @@
    ``explain``'s words;
 6. ``mistakes``: break-it mode, the classic bugs of a backward pass (``=`` for ``+=``, no
    topological order, no zeroing, tanh's rule) simulated on a graph model beside the right one
-   (``wrong_gradients``);
+   (``wrong_gradients``); ``mistake_examples``: for a mistake that changes nothing on the
+   learner's graph, a small graph of its own where it does (``EXAMPLES``);
 7. ``page``: the HTML pages from ``assets/``: the explorer's data, as JSON, around a laid-out picture;
 8. ``explorer``: ``explore``, a short entry that calls them in that order: graph model → (boxes)
    → layout (built-in, or Graphviz) → break-it data (mistakes) → page;
