@@ -231,7 +231,7 @@ def run(rounds: int, only: set[str] | None = None) -> dict[str, Any]:
             process.start()
             workers[rung.key] = (process, ours)
         for rung in rungs:
-            entry = {"title": rung.title, "why": rung.why, "per_name": rung.per_name}
+            entry: dict[str, Any] = {"title": rung.title, "why": rung.why, "per_name": rung.per_name}
             entry.update(workers[rung.key][1].recv())
             results[rung.key] = entry
         running = {key: conn for key, (_, conn) in workers.items() if "absent" not in results[key]}
