@@ -229,9 +229,9 @@ class Adam:
 
 def _training() -> tuple[dict[str, Any], list[list[int]]]:
     """The weights at initialisation and the shuffled names as documents, as ``gpt_workloads``."""
-    from gpt_workloads import _names
+    from gpt_workloads import shuffled_names
 
-    names, chars = _names()
+    names, chars = shuffled_names()
     bos = len(chars)
     ids = {c: i for i, c in enumerate(chars)}
     docs = [[bos, *(ids[c] for c in name), bos][: BLOCK_SIZE + 1] for name in names]

@@ -23,7 +23,7 @@ N_LAYER, N_EMBD, BLOCK_SIZE, N_HEAD = 1, 16, 16, 4
 LR, BETA1, BETA2, EPS = 0.01, 0.85, 0.99, 1e-8
 
 
-def _names() -> tuple[list[str], list[str]]:
+def shuffled_names() -> tuple[list[str], list[str]]:
     """The shuffled names and the vocabulary's characters."""
     from nn import datasets
 
@@ -42,61 +42,66 @@ def microgpt_on_ours(steps: int, compiled_steps: int) -> dict[str, Any]:
     return microgpt_script(steps, compiled_steps, "ours")
 
 
-def microgpt_script(steps: int, total: int, engine: str) -> dict[str, Any]:
-    """The first ``steps`` steps of microgpt's ``total``-step training (its learning rate decays
-    over ``total``), on ``engine``'s Value ("microgpt" or "ours")."""
+def microgpt_value_class(engine: str) -> Any:
+    """The ``Value`` class of ``engine``: "microgpt" (strands-microgpt's ``engine.py``, fetched from
+    PyPI; ``MicrogptUnavailableError`` says why it cannot be) or "ours" (``micrograd.Value``)."""
     if engine == "microgpt":
-        from benchmarks.install_microgpt import MicrogptUnavailableError, load
+        from benchmarks.install_microgpt import load
 
-        try:
-            value_class = load().Value
-        except MicrogptUnavailableError as exc:
-            return {"samples": [], "status": NO_MICROGPT, "detail": str(exc)}
-    else:
-        import micrograd
+        return load().Value
+    import micrograd
 
-        value_class = micrograd.Value
-    try:
-        names, chars = _names()
-    except (ImportError, AttributeError):
-        return {"samples": [], "status": NO_GPT}
-    bos, vocab = len(chars), len(chars) + 1
-    rng = random.Random(SEED)
+    return micrograd.Value
 
-    def matrix(rows: int, cols: int) -> list[list[Any]]:
-        return [[value_class(rng.gauss(0, 0.08)) for _ in range(cols)] for _ in range(rows)]
 
-    state = {
-        "wte": matrix(vocab, N_EMBD),
-        "wpe": matrix(BLOCK_SIZE, N_EMBD),
-        "lm_head": matrix(vocab, N_EMBD),
-    }
-    for i in range(N_LAYER):
-        for key, (rows, cols) in {
-            "attn_wq": (N_EMBD, N_EMBD),
-            "attn_wk": (N_EMBD, N_EMBD),
-            "attn_wv": (N_EMBD, N_EMBD),
-            "attn_wo": (N_EMBD, N_EMBD),
-            "mlp_fc1": (4 * N_EMBD, N_EMBD),
-            "mlp_fc2": (N_EMBD, 4 * N_EMBD),
-        }.items():
-            state[f"layer{i}.{key}"] = matrix(rows, cols)
-    params = [p for m in state.values() for row in m for p in row]
+class MicrogptScript:
+    """microgpt's model, written as its script writes it, on ``value_class``'s Values: the weights
+    drawn N(0, 0.08) from ``random.Random(42)`` in microgpt's order, and its training step (the
+    mean of the positions' cross-entropies, ``backward``, then microgpt's Adam written out)."""
 
+    def __init__(self, value_class: Any, vocab: int) -> None:
+        rng = random.Random(SEED)
+
+        def matrix(rows: int, cols: int) -> list[list[Any]]:
+            return [[value_class(rng.gauss(0, 0.08)) for _ in range(cols)] for _ in range(rows)]
+
+        self.state = {
+            "wte": matrix(vocab, N_EMBD),
+            "wpe": matrix(BLOCK_SIZE, N_EMBD),
+            "lm_head": matrix(vocab, N_EMBD),
+        }
+        for i in range(N_LAYER):
+            for key, (rows, cols) in {
+                "attn_wq": (N_EMBD, N_EMBD),
+                "attn_wk": (N_EMBD, N_EMBD),
+                "attn_wv": (N_EMBD, N_EMBD),
+                "attn_wo": (N_EMBD, N_EMBD),
+                "mlp_fc1": (4 * N_EMBD, N_EMBD),
+                "mlp_fc2": (N_EMBD, 4 * N_EMBD),
+            }.items():
+                self.state[f"layer{i}.{key}"] = matrix(rows, cols)
+        self.params = [p for m in self.state.values() for row in m for p in row]
+        self.m, self.v = [0.0] * len(self.params), [0.0] * len(self.params)
+        self.steps = 0
+
+    @staticmethod
     def linear(x: list[Any], w: list[list[Any]]) -> list[Any]:
         return [sum(wi * xi for wi, xi in zip(row, x)) for row in w]
 
+    @staticmethod
     def softmax(logits: list[Any]) -> list[Any]:
         top = max(v.data for v in logits)
         exps = [(v - top).exp() for v in logits]
         total = sum(exps)
         return [e / total for e in exps]
 
+    @staticmethod
     def rmsnorm(x: list[Any]) -> list[Any]:
         scale = (sum(xi * xi for xi in x) / len(x) + 1e-5) ** -0.5
         return [xi * scale for xi in x]
 
-    def gpt(token: int, pos: int, keys: list[list[Any]], values: list[list[Any]]) -> list[Any]:
+    def gpt(self, token: int, pos: int, keys: list[list[Any]], values: list[list[Any]]) -> list[Any]:
+        state, linear, rmsnorm = self.state, self.linear, self.rmsnorm
         x = rmsnorm([t + p for t, p in zip(state["wte"][token], state["wpe"][pos])])
         head_dim = N_EMBD // N_HEAD
         for li in range(N_LAYER):
@@ -110,7 +115,7 @@ def microgpt_script(steps: int, total: int, engine: str) -> dict[str, Any]:
                 scores = [
                     sum(q[h + j] * kt[h + j] for j in range(head_dim)) / head_dim**0.5 for kt in keys[li]
                 ]
-                weights = softmax(scores)
+                weights = self.softmax(scores)
                 joined += [sum(w * vt[h + j] for w, vt in zip(weights, values[li])) for j in range(head_dim)]
             x = [a + b for a, b in zip(linear(joined, state[f"layer{li}.attn_wo"]), residual)]
             residual = x
@@ -118,35 +123,53 @@ def microgpt_script(steps: int, total: int, engine: str) -> dict[str, Any]:
             x = [a + b for a, b in zip(linear(hidden, state[f"layer{li}.mlp_fc2"]), residual)]
         return linear(x, state["lm_head"])
 
-    m, v = [0.0] * len(params), [0.0] * len(params)
+    def step(self, tokens: list[int], lr: float) -> float:
+        """One training step on the document ``tokens`` (``BOS, ids..., BOS``); its loss."""
+        n = min(BLOCK_SIZE, len(tokens) - 1)
+        keys: list[list[Any]] = [[] for _ in range(N_LAYER)]
+        vals: list[list[Any]] = [[] for _ in range(N_LAYER)]
+        losses = [-self.softmax(self.gpt(tokens[p], p, keys, vals))[tokens[p + 1]].log() for p in range(n)]
+        loss = (1 / n) * sum(losses)
+        loss.backward()
+        self.steps += 1
+        t, m, v = self.steps, self.m, self.v
+        for i, p in enumerate(self.params):
+            m[i] = BETA1 * m[i] + (1 - BETA1) * p.grad
+            v[i] = BETA2 * v[i] + (1 - BETA2) * p.grad**2
+            p.data -= lr * (m[i] / (1 - BETA1**t)) / ((v[i] / (1 - BETA2**t)) ** 0.5 + EPS)
+            p.grad = 0
+        return float(loss.data)
+
+
+def microgpt_script(steps: int, total: int, engine: str) -> dict[str, Any]:
+    """The first ``steps`` steps of microgpt's ``total``-step training (its learning rate decays
+    over ``total``), on ``engine``'s Value ("microgpt" or "ours")."""
+    from benchmarks.install_microgpt import MicrogptUnavailableError
+
+    try:
+        value_class = microgpt_value_class(engine)
+    except MicrogptUnavailableError as exc:
+        return {"samples": [], "status": NO_MICROGPT, "detail": str(exc)}
+    try:
+        names, chars = shuffled_names()
+    except (ImportError, AttributeError):
+        return {"samples": [], "status": NO_GPT}
+    bos = len(chars)
+    script = MicrogptScript(value_class, len(chars) + 1)
     samples: list[float] = []
     losses: list[float] = []
     for step in range(steps):
         t0 = perf_counter()
         tokens = [bos, *[chars.index(c) for c in names[step % len(names)]], bos]
-        n = min(BLOCK_SIZE, len(tokens) - 1)
-        keys: list[list[Any]] = [[] for _ in range(N_LAYER)]
-        vals: list[list[Any]] = [[] for _ in range(N_LAYER)]
-        step_losses = [-softmax(gpt(tokens[p], p, keys, vals))[tokens[p + 1]].log() for p in range(n)]
-        loss = (1 / n) * sum(step_losses)
-        loss.backward()
-        lr = LR * (1 - step / total)
-        for i, p in enumerate(params):
-            m[i] = BETA1 * m[i] + (1 - BETA1) * p.grad
-            v[i] = BETA2 * v[i] + (1 - BETA2) * p.grad**2
-            p.data -= (
-                lr * (m[i] / (1 - BETA1 ** (step + 1))) / ((v[i] / (1 - BETA2 ** (step + 1))) ** 0.5 + EPS)
-            )
-            p.grad = 0
+        losses.append(script.step(tokens, LR * (1 - step / total)))
         samples.append(perf_counter() - t0)
-        losses.append(float(loss.data))
     return {"samples": samples, "loss": losses}
 
 
 def _gpt() -> tuple[Any, Any, list[str]]:
     from nn import GPT, CharTokenizer  # (ImportError on an engine without it: the callers say so)
 
-    names, _ = _names()
+    names, _ = shuffled_names()
     tok = CharTokenizer.from_docs(names)
     model = GPT(tok.vocab_size, BLOCK_SIZE, N_LAYER, N_EMBD, N_HEAD, seed=SEED)
     return model, tok, names
