@@ -109,7 +109,11 @@ if (
 
 class Method(NamedTuple):
     """One row of the catalogue: what ``name`` is made of (``op``, in ``micrograd.ops.<module>``)
-    and how (``kind``); ``doc`` is the docstring of a method made from a ``Function``."""
+    and how (``kind``); ``doc`` is the docstring of a method made from a ``Function``.
+
+    >>> CATALOGUE[0]
+    Method(name='__sub__', module='basic', op='Sub', kind='binary', doc='self - other.')
+    """
 
     name: str
     module: str
@@ -180,9 +184,7 @@ CATALOGUE: tuple[Method, ...] = (
     Method("sinh", "scientific", "Sinh", UNARY, "Hyperbolic sine; +-inf on overflow."),
     Method("cosh", "scientific", "Cosh", UNARY, "Hyperbolic cosine; inf on overflow."),
     Method("asinh", "scientific", "Asinh", UNARY, "Inverse hyperbolic sine."),
-    Method(
-        "acosh", "scientific", "Acosh", UNARY, "Inverse hyperbolic cosine; nan below 1, gradient inf at 1."
-    ),
+    Method("acosh", "scientific", "Acosh", UNARY, "The inverse of cosh; nan below 1, gradient inf at 1."),
     Method("atanh", "scientific", "Atanh", UNARY, "Inverse hyperbolic tangent; +-inf at +-1, nan beyond."),
     Method("log2", "scientific", "Log2", UNARY, "Base-2 logarithm; -inf at 0, nan below 0."),
     Method("log10", "scientific", "Log10", UNARY, "Base-10 logarithm; -inf at 0, nan below 0."),
@@ -201,39 +203,15 @@ CATALOGUE: tuple[Method, ...] = (
     Method("__trunc__", "scientific", "trunc", SAME_AS),
     Method("round", "scientific", "round_", FUNCTION),
     Method("__round__", "scientific", "python_round", FUNCTION),
-    Method(
-        "frac", "scientific", "Frac", UNARY, "x - trunc(x), with the sign of x; nan at +-inf; gradient 1."
-    ),
+    Method("frac", "scientific", "Frac", UNARY, "x - trunc(x), the sign of x's; nan at +-inf; gradient 1."),
     Method("clamp", "scientific", "clamp", FUNCTION),
     Method("atan2", "scientific", "Atan2", BINARY, "The angle of the point (other, self), in [-pi, pi]."),
-    Method(
-        "maximum",
-        "scientific",
-        "Maximum",
-        BINARY,
-        "The larger; nan if either is nan; a tie halves the gradient.",
-    ),
-    Method(
-        "minimum",
-        "scientific",
-        "Minimum",
-        BINARY,
-        "The smaller; nan if either is nan; a tie halves the gradient.",
-    ),
-    Method(
-        "hypot", "scientific", "Hypot", BINARY, "sqrt(self**2 + other**2), without intermediate overflow."
-    ),
+    Method("maximum", "scientific", "Maximum", BINARY, "The larger; nan if either is; a tie halves it."),
+    Method("minimum", "scientific", "Minimum", BINARY, "The smaller; nan if either is; a tie halves it."),
+    Method("hypot", "scientific", "Hypot", BINARY, "sqrt(self**2 + other**2), without overflow."),
     Method("logaddexp", "scientific", "LogAddExp", BINARY, "log(e**self + e**other), stable."),
-    Method(
-        "fmod",
-        "scientific",
-        "Fmod",
-        BINARY,
-        "C's fmod: the remainder of self / other truncated, self's sign.",
-    ),
-    Method(
-        "remainder", "scientific", "Remainder", BINARY, "self % other, with the sign of other (Python's)."
-    ),
+    Method("fmod", "scientific", "Fmod", BINARY, "C's fmod: self - trunc(self/other) other."),
+    Method("remainder", "scientific", "Remainder", BINARY, "self % other, the sign of other's (Python's)."),
     Method("__mod__", "scientific", "remainder", SAME_AS),
     Method("__rmod__", "scientific", "Remainder", REFLECTED, "other % self."),
     Method("floor_divide", "scientific", "FloorDivide", BINARY, "self // other, the floor of self / other."),
@@ -299,7 +277,11 @@ class OnFirstUse:
 def attach(module: str) -> ModuleType:
     """``micrograd.ops.<module>``, imported, its rows' methods put on ``Value`` and its functions
     in ``micrograd.math``'s.  A method a user attached under one of its names the lecture's way
-    (``Value.gelu = my_gelu``), before or after, is theirs and stays: only a placeholder is replaced."""
+    (``Value.gelu = my_gelu``), before or after, is theirs and stays: only a placeholder is replaced.
+
+    >>> attach("scientific").__name__, Value.tan.__doc__
+    ('micrograd.ops.scientific', 'Tangent (radians); nan at +-inf.')
+    """
     loaded = importlib.import_module(f"{__name__}.{module}")
     methods: dict[str, Any] = {}
     for row in CATALOGUE:
