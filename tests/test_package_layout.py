@@ -130,6 +130,16 @@ def test_a_users_own_methods_stay_theirs_before_and_after_the_catalogue_loads() 
     assert run.stdout.strip() == f"{loaded} {want} Max micrograd.ops.scientific"
 
 
+def test_a_row_of_no_known_kind_and_a_function_of_no_row_are_clear_errors() -> None:
+    from micrograd.math.generic import GRAPH_OPS
+    from micrograd.ops import Method, basic, made
+
+    with pytest.raises(ValueError, match="'exp' has kind 'unray', which is none of the kinds"):
+        made(Method("exp", "basic", "Exp", "unray"), basic, {})
+    with pytest.raises(KeyError, match=r"micrograd\.math has no graph-building function 'nope'"):
+        GRAPH_OPS["nope"]
+
+
 @pytest.mark.parametrize(
     ("name", "module"),
     [
