@@ -20,8 +20,8 @@ The package, top down (each folder's ``__init__`` says what it holds and what it
 * ``exercises/``: ``check``, exercises that check themselves;
 * ``files.py``: writing files whole or not at all; ``nn.py``: micrograd 0.1.0's ``micrograd.nn``.
 
-``import micrograd`` loads the engine, the op catalogue and the math, nothing else: the rest loads the
-first time one of its names is used (``micrograd.explore``, ``micrograd.compile``, ...).
+``import micrograd`` loads the engine, the basic ops and the math, nothing else: the rest loads the
+first time one of its names is used (``micrograd.explore``, ``micrograd.compile``, ``x.gelu()``, ...).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import math as math  # micrograd.math: math on floats, Values and numpy arrays
-from . import ops as ops  # attaches the catalogue's methods to Value (-, /, exp, gelu, tan, ...)
+from . import ops as ops  # attaches basic's methods to Value (-, /, exp, ...), the rest on first use
 from ._core import name_clash_warning  # noqa: F401 - warns once if karpathy's micrograd shares this environment
 from ._core.context import Context
 from ._core.grad_mode import (

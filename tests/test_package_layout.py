@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import math
 import re
 import subprocess
 import sys
@@ -53,37 +54,90 @@ def loaded_by(statement: str) -> set[str]:
     return set(out.stdout.split())
 
 
-def test_import_micrograd_loads_the_engine_the_op_catalogue_and_the_math_and_nothing_else() -> None:
+# What `import micrograd` loads: the engine, its machinery, the math and the ops micrograd 0.1.0's
+# code uses (ops/basic.py); the rest of the op catalogue waits for its first use.
+IMPORTED = {
+    "micrograd",
+    "micrograd._core",
+    "micrograd._core.bookkeeping",
+    "micrograd._core.coerce",
+    "micrograd._core.context",
+    "micrograd._core.grad_mode",
+    "micrograd._core.hooks",
+    "micrograd._core.name_clash_warning",
+    "micrograd._core.nodes",
+    "micrograd.engine",
+    "micrograd.math",
+    "micrograd.math.floats",
+    "micrograd.math.generic",
+    "micrograd.ops",
+    "micrograd.ops.basic",
+}
+
+
+def test_import_micrograd_loads_the_engine_the_basic_ops_and_the_math_and_nothing_else() -> None:
     modules = loaded_by("import micrograd")
     ours = {m for m in modules if m.split(".")[0] in ("micrograd", "nn", "demos")}
-    allowed = ("micrograd._core", "micrograd.math")
-    catalogue = {f"micrograd.ops.{name}" for name in ("basic", "scientific", "activations", "reductions")}
-    engine = {"micrograd", "micrograd.engine", "micrograd.ops", *catalogue}
-    assert all(m in engine or m.startswith(allowed) for m in ours), sorted(ours)
-    assert catalogue <= ours  # the whole catalogue, at import: no method waits for its module
-    assert len(ours) <= 18, sorted(ours)
+    assert ours == IMPORTED, sorted(ours ^ IMPORTED)
+    assert len(IMPORTED) == 15
     assert not modules & {"numpy", "graphviz", "nn", "subprocess", "json", "html"}, sorted(modules)
+
+
+@pytest.mark.parametrize(
+    ("first_use", "loads"),
+    [
+        ("Value(1.0).tanh()", set()),  # the lecture's op, engine.py's own
+        ("Value(1.0) - 2", set()),  # basic's, loaded at import
+        ("Value(1.0).gelu()", {"micrograd.ops.activations"}),
+        ("Value(1.0).tan()", {"micrograd.ops.scientific"}),
+        ("round(Value(2.5))", {"micrograd.ops.scientific"}),  # a special method, found through its type
+        ("micrograd.math.atan2(1.0, Value(2.0))", {"micrograd.ops.scientific"}),
+        ("micrograd.math.softmax([Value(1.0)])", {"micrograd.ops.reductions"}),
+        ("micrograd.ops.Max", {f"micrograd.ops.{m}" for m in ("activations", "scientific", "reductions")}),
+    ],
+)
+def test_the_rest_of_the_catalogue_loads_its_module_on_first_use(first_use: str, loads: set[str]) -> None:
+    after = loaded_by(f"import micrograd\nfrom micrograd import Value\n{first_use}")
+    ours = {m for m in after if m.startswith("micrograd")}
+    assert ours - IMPORTED == loads
 
 
 USERS_OWN = """
 import math, sys
 import micrograd
 from micrograd import Value
-Value.gelu = lambda self: "mine"              # a user's method, the lecture's way, over the catalogue's
-Value.tanh = lambda self: "my tanh"           # and over the lecture's own op
+def loaded(): return sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("micrograd.ops."))
+before = loaded()
+Value.gelu = lambda self: "mine"              # a user's method, the lecture's way, before its module loads
+Value.tanh = lambda self: "my tanh"           # over the lecture's own op
+Value.double = lambda self: self * 2          # and a new op of their own
 x = Value(7.5)
-out = [x.silu().data > 7.0, x.gelu(), x.tanh(), (x % 2).data, (2 % Value(1.5)).data, int(x)]
-out += [math.floor(x).data, round(Value(2.6)).data, (x // 2).data, Value(0.5).tan().data == math.tan(0.5)]
+out = [x.silu().data > 7.0, x.gelu(), x.tanh(), x.double().data, (x % 2).data, (2 % Value(1.5)).data]
+out += [int(x), math.floor(x).data, round(Value(2.6)).data, (x // 2).data, Value(0.5).tan().data]
 out += [micrograd.math.max([x, 9.0]).data, micrograd.math.atan2(0.0, Value(1.0)).data, x.gelu()]
-print(out, micrograd.ops.Max.__name__, micrograd.ops.scientific.__name__)
+Value.tan = lambda self: "my tan"             # after its module loaded
+out += [x.tan(), micrograd.math.tan(x)]       # (micrograd.math calls the method: the user's)
+print(before, loaded(), out, micrograd.ops.Max.__name__, micrograd.ops.scientific.__name__)
 """
 
 
-def test_a_users_own_methods_stay_theirs_while_the_rest_of_the_catalogue_is_used() -> None:
+def test_a_users_own_methods_stay_theirs_before_and_after_the_catalogue_loads() -> None:
     command = [sys.executable, "-c", USERS_OWN]
     run = subprocess.run(command, capture_output=True, text=True, cwd=REPO, check=True)
-    want = "[True, 'mine', 'my tanh', 1.5, 0.5, 7, 7.0, 3.0, 3.0, True, 9.0, 0.0, 'mine']"
-    assert run.stdout.strip() == f"{want} Max micrograd.ops.scientific"
+    loaded = "['basic'] ['activations', 'basic', 'reductions', 'scientific']"
+    want = f"[True, 'mine', 'my tanh', 15.0, 1.5, 0.5, 7, 7.0, 3.0, 3.0, {math.tan(0.5)}, 9.0, 0.0, 'mine'"
+    want += ", 'my tan', 'my tan']"
+    assert run.stdout.strip() == f"{loaded} {want} Max micrograd.ops.scientific"
+
+
+def test_a_row_of_no_known_kind_and_a_function_of_no_row_are_clear_errors() -> None:
+    from micrograd.math.generic import GRAPH_OPS
+    from micrograd.ops import Method, basic, made
+
+    with pytest.raises(ValueError, match="'exp' has kind 'unray', which is none of the kinds"):
+        made(Method("exp", "basic", "Exp", "unray"), basic, {})
+    with pytest.raises(KeyError, match=r"micrograd\.math has no graph-building function 'nope'"):
+        GRAPH_OPS["nope"]
 
 
 @pytest.mark.parametrize(

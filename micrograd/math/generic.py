@@ -742,11 +742,24 @@ def celu_alpha(alpha: Any) -> float:
 # ---- functions of two numbers (the ops: micrograd/ops/scientific.py) ---------------------------------------
 
 
-# What the functions of several arguments below call where Values take part and no Value method
-# serves (a number first and a Value second; a list): the graph-building functions, by name, put
-# here by the modules that define their ops (micrograd/ops/scientific.py, micrograd/ops/reductions.py), which
-# import this module (so this module cannot import them).  ``import micrograd`` loads them all.
-GRAPH_OPS: dict[str, Callable[..., Any]] = {}
+class GraphOps(dict[str, Callable[..., Any]]):
+    """What the functions of several arguments below call where Values take part and no Value
+    method serves (a number first and a Value second; a list): the graph-building functions, by
+    name.  micrograd.ops's table says which module of ops makes each; those modules import this
+    one (so this one cannot import them), and load on first use: a name not here yet calls
+    ``attach``, which micrograd.ops sets, to load its module and put its functions here."""
+
+    attach: Callable[[str], None] | None = None
+
+    def __missing__(self, name: str) -> Callable[..., Any]:
+        if self.attach is not None:
+            self.attach(name)
+        if name not in self:
+            raise KeyError(f"micrograd.math has no graph-building function {name!r}")
+        return self[name]
+
+
+GRAPH_OPS = GraphOps()
 
 
 def _binary(

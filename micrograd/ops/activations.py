@@ -6,7 +6,8 @@ activation as PyTorch's CPU kernel does; each backward is PyTorch's derivative f
 so values and gradients are torch's in float64, nan and inf at the edges included.
 Written with operators and ``micrograd.math``, the one definition runs on floats, on
 Values (``create_graph``: second derivatives), on arrays (``compile``) and in forward
-mode.  Each op is a ``Value`` method named after its ``torch.nn.functional`` function.
+mode.  Each op is a ``Value`` method named after its ``torch.nn.functional`` function (a row of
+``micrograd/ops/__init__.py``'s table).
 
 >>> from micrograd import Value
 >>> x = Value(1.0)
@@ -21,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core.context import Context
-from ..engine import Function, Value, unary_method
+from ..engine import Function, Value
 from ..math import generic as mm
 from ..math.generic import (
     GELU_TANH_BETA,
@@ -72,9 +73,6 @@ def gelu(self: Value, approximate: str = "none") -> Value:
     return GELU.apply(self, mm.approximation_of(approximate))
 
 
-Value.gelu = gelu
-
-
 class SiLU(Function):
     name = "silu"
     builtin = True
@@ -88,9 +86,6 @@ class SiLU(Function):
         (x,) = ctx.inputs
         s = sigmoid(x)
         return (g * s * (1.0 + x * (1.0 - s)),)  # (x s)' = s + x s (1 - s)
-
-
-Value.silu = unary_method(SiLU, "x * sigmoid(x) (swish); nan at -inf, as PyTorch.")
 
 
 class Mish(Function):
@@ -107,9 +102,6 @@ class Mish(Function):
         s = sigmoid(x)
         t = tanh(log1p(exp(x)))  # tanh(softplus(x)); softplus' = sigmoid
         return (g * (t + x * s * (1.0 - t * t)),)
-
-
-Value.mish = unary_method(Mish, "x * tanh(softplus(x)); nan at -inf, as PyTorch.")
 
 
 class Hardtanh(Function):
@@ -137,9 +129,6 @@ def hardtanh(self: Value, min_val: float = -1.0, max_val: float = 1.0) -> Value:
     return Hardtanh.apply(self, low, high)
 
 
-Value.hardtanh = hardtanh
-
-
 class ReLU6(Function):
     name = "relu6"
     builtin = True
@@ -152,9 +141,6 @@ class ReLU6(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         (x,) = ctx.inputs
         return (where((x <= 0.0) | (x >= 6.0), 0.0, g),)  # hardtanh(x, 0, 6)'s
-
-
-Value.relu6 = unary_method(ReLU6, "min(max(x, 0), 6); gradient 0 at 0 and 6, as PyTorch.")
 
 
 class Softsign(Function):
@@ -171,9 +157,6 @@ class Softsign(Function):
         b = abs(x) + 1.0
         # PyTorch composes x / (|x| + 1) from / and abs: through the numerator, and through |x|
         return (div(g, b) + -g * div(ctx.output, b) * sign(x),)
-
-
-Value.softsign = unary_method(Softsign, "x / (1 + |x|); nan at +-inf, as PyTorch.")
 
 
 class LogSigmoid(Function):
@@ -195,9 +178,6 @@ class LogSigmoid(Function):
         return (g * (where(negative, 1.0, 0.0) - where(negative, 1.0, -1.0) * div(z, 1.0 + z)),)
 
 
-Value.logsigmoid = unary_method(LogSigmoid, "log(sigmoid(x)), stable for every x.")
-
-
 class SELU(Function):
     name = "selu"
     builtin = True
@@ -211,9 +191,6 @@ class SELU(Function):
         (x,) = ctx.inputs
         # below 0, scale alpha e**x, from x (from the result, out + scale alpha would cancel)
         return (where(x <= 0.0, g * (SELU_ALPHA * SELU_SCALE) * exp(x), g * SELU_SCALE),)
-
-
-Value.selu = unary_method(SELU, "scale * (x if x > 0 else alpha (e**x - 1)), PyTorch's alpha and scale.")
 
 
 class CELU(Function):
@@ -240,6 +217,3 @@ def celu(self: Value, alpha: float = 1.0) -> Value:
     -0.786939
     """
     return CELU.apply(self, mm.celu_alpha(alpha))
-
-
-Value.celu = celu

@@ -5,8 +5,7 @@ computes the result from the operands' numbers, ``backward`` turns the gradient
 of the result, ``g``, into one gradient per operand.  Both are written with
 operators and ``micrograd.math``, so the one definition runs on floats
 (``backward()``), on Values (``create_graph``) and on numpy arrays (``compile``).
-After each op, the line that makes it a method of ``Value``, as the lecture adds
-its ops.
+The methods of ``Value`` they make are rows of ``micrograd/ops/__init__.py``'s table.
 
 >>> from micrograd import Value
 >>> x = Value(2.0)
@@ -32,11 +31,9 @@ from ..engine import (
     Mul,
     Operand,
     Value,
-    binary_method,
     new_value,
     node,
     operand,
-    unary_method,
 )
 from ..math.generic import (
     cos,
@@ -71,10 +68,6 @@ class Sub(Function):
         return g, -g
 
 
-Value.__sub__ = binary_method(Sub)
-Value.__rsub__ = binary_method(Sub, reflected=True)
-
-
 class Neg(Function):
     name = "neg"
     builtin = True
@@ -86,9 +79,6 @@ class Neg(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         return (-g,)
-
-
-Value.__neg__ = unary_method(Neg, "-x.")
 
 
 class Div(Function):
@@ -104,10 +94,6 @@ class Div(Function):
         _, b = ctx.inputs
         # d(a/b)/da = 1/b, d(a/b)/db = -a/b**2, computed as PyTorch does: -g * ((a/b)/b)
         return div(g, b), -g * div(ctx.output, b)
-
-
-Value.__truediv__ = binary_method(Div)
-Value.__rtruediv__ = binary_method(Div, reflected=True)
 
 
 class Pow(Function):
@@ -133,10 +119,6 @@ class Pow(Function):
         return ga, gb
 
 
-Value.pow = binary_method(Pow)
-Value.__rpow__ = binary_method(Pow, reflected=True)
-
-
 # ---- functions of one Value ------------------------------------------------------------------
 
 
@@ -154,15 +136,9 @@ class Abs(Function):
         return (g * sign(x),)  # sign(0) = 0, so abs'(0) = 0
 
 
-Value.abs = unary_method(Abs, "|x|; its derivative at 0 is 0, as in PyTorch.")
-Value.__abs__ = Value.abs
-
-
-def _identity(self: Value) -> Value:
-    return self  # +x is x, as in PyTorch
-
-
-Value.__pos__ = _identity
+def positive(self: Value) -> Value:
+    """``+x``: x itself, as in PyTorch."""
+    return self
 
 
 class Exp(Function):
@@ -176,9 +152,6 @@ class Exp(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         return (g * ctx.output,)  # (e**x)' = e**x
-
-
-Value.exp = unary_method(Exp, "e**x; inf on overflow.")
 
 
 class Expm1(Function):
@@ -195,9 +168,6 @@ class Expm1(Function):
         return (g * exp(x),)
 
 
-Value.expm1 = unary_method(Expm1, "e**x - 1, accurate near 0.")
-
-
 class Log(Function):
     name = "log"
     builtin = True
@@ -210,9 +180,6 @@ class Log(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         (x,) = ctx.inputs
         return (div(g, x),)  # log'(x) = 1/x
-
-
-Value.log = unary_method(Log, "Natural logarithm; -inf at 0 and nan below 0.")
 
 
 class Log1p(Function):
@@ -229,9 +196,6 @@ class Log1p(Function):
         return (div(g, x + 1.0),)
 
 
-Value.log1p = unary_method(Log1p, "log(1 + x), accurate near 0.")
-
-
 class Sqrt(Function):
     name = "sqrt"
     builtin = True
@@ -245,9 +209,6 @@ class Sqrt(Function):
         return (div(g, 2 * ctx.output),)  # sqrt'(x) = 1 / (2 sqrt(x)): inf at 0
 
 
-Value.sqrt = unary_method(Sqrt, "Square root; nan below 0.")
-
-
 class Sigmoid(Function):
     name = "sigmoid"
     builtin = True
@@ -259,9 +220,6 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         return (g * (1 - ctx.output) * ctx.output,)  # s' = s (1 - s)
-
-
-Value.sigmoid = unary_method(Sigmoid, "1 / (1 + e**-x).")
 
 
 class Sin(Function):
@@ -278,9 +236,6 @@ class Sin(Function):
         return (g * cos(x),)
 
 
-Value.sin = unary_method(Sin, "Sine (radians).")
-
-
 class Cos(Function):
     name = "cos"
     builtin = True
@@ -293,9 +248,6 @@ class Cos(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         (x,) = ctx.inputs
         return (g * -sin(x),)
-
-
-Value.cos = unary_method(Cos, "Cosine (radians).")
 
 
 # ---- functions of one Value and a number ---------------------------------------------------------
@@ -320,9 +272,6 @@ def leaky_relu(self: Value, negative_slope: float = 0.01) -> Value:
     return LeakyReLU.apply(self, to_float(negative_slope, "leaky_relu's negative_slope"))
 
 
-Value.leaky_relu = leaky_relu
-
-
 class ELU(Function):
     name = "elu"
     builtin = True
@@ -341,9 +290,6 @@ class ELU(Function):
 def elu(self: Value, alpha: float = 1.0) -> Value:
     """x for x > 0, else alpha * (e**x - 1)."""
     return ELU.apply(self, to_float(alpha, "elu's alpha"))
-
-
-Value.elu = elu
 
 
 class Softplus(Function):
@@ -370,9 +316,6 @@ def softplus(self: Value, beta: float = 1.0, threshold: float = 20.0) -> Value:
     )
 
 
-Value.softplus = softplus
-
-
 # ---- reading a Value as a number ------------------------------------------------------------
 # Comparisons compare data; == and hash stay identity, so Values live in sets and dicts.
 # Each read is reported while a hook listens (micrograd.compile's tracer, create_graph's check).
@@ -393,10 +336,10 @@ def comparison(symbol: str, compare: Callable[[float, float], bool]) -> Callable
     return method
 
 
-Value.__lt__ = comparison("<", operator.lt)
-Value.__le__ = comparison("<=", operator.le)
-Value.__gt__ = comparison(">", operator.gt)
-Value.__ge__ = comparison(">=", operator.ge)
+less = comparison("<", operator.lt)
+less_or_equal = comparison("<=", operator.le)
+greater = comparison(">", operator.gt)
+greater_or_equal = comparison(">=", operator.ge)
 
 
 def truth(self: Value) -> bool:
@@ -414,14 +357,10 @@ def item(self: Value) -> float:
 
 
 def as_float(self: Value) -> float:
+    """``float(v)``: the data, as ``float(torch.tensor(x))``."""
     if data_read_hooks:
         data_read("float() of a Value", "convert")
     return self.data
-
-
-Value.__bool__ = truth
-Value.item = item
-Value.__float__ = as_float
 
 
 class Pick(Function):

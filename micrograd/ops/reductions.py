@@ -22,7 +22,6 @@ from typing import Any
 
 from .._core.context import FORWARD_CTX, Context
 from ..engine import Function, Value, node, operand
-from ..math import generic as mm
 from ..math.generic import div, equal, exp, expm1, isnan, log, log1p, where
 from .basic import DetachedMax, Sum
 from .basic import sum as sum_node
@@ -216,6 +215,3 @@ def log_softmax(values: Iterable[Any]) -> list[Any]:
     xs = _shifted(_entries(values, "log_softmax"))
     lse = _on_graph(LogSumExp, xs) if _has_values(xs) else LogSumExp.forward(FORWARD_CTX, *xs)
     return [s - lse for s in xs]
-
-
-mm.GRAPH_OPS.update(max=max, min=min, logsumexp=logsumexp, softmax=softmax, log_softmax=log_softmax)

@@ -7,8 +7,8 @@ two and ten, erf, the roundings, ``clamp``, and the functions of two Values
 ``micrograd.math``, so the one definition runs on floats (``backward()``), on Values
 (``create_graph``), on numpy arrays (``compile``) and in forward mode; each backward is
 PyTorch's derivative formula, term for term, so that the gradients are torch's in
-float64, at the edges (0, +-inf, nan, the ends of a domain) too.  After each op, the
-line that makes it a method of ``Value``, named as ``torch.Tensor``'s.
+float64, at the edges (0, +-inf, nan, the ends of a domain) too.  The methods of ``Value``
+they make, named as ``torch.Tensor``'s, are rows of ``micrograd/ops/__init__.py``'s table.
 
 >>> from micrograd import Value
 >>> x = Value(0.5)
@@ -20,12 +20,11 @@ line that makes it a method of ``Value``, named as ``torch.Tensor``'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from .._core.context import Context
 from .._core.grad_mode import data_read, data_read_hooks
-from ..engine import Function, Value, binary_method, unary_method
+from ..engine import Function, Value
 from ..math import generic as mm
 from ..math.generic import (
     cosh,
@@ -61,9 +60,6 @@ class Tan(Function):
         return (g * (1.0 + t * t),)  # tan' = 1 + tan**2
 
 
-Value.tan = unary_method(Tan, "Tangent (radians); nan at +-inf.")
-
-
 class Asin(Function):
     name = "asin"
     builtin = True
@@ -76,9 +72,6 @@ class Asin(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         (x,) = ctx.inputs
         return (g * rsqrt(1.0 - x * x),)  # 1/sqrt(1 - x**2): inf at +-1, nan beyond
-
-
-Value.asin = unary_method(Asin, "Arc sine; nan outside [-1, 1], gradient inf at +-1.")
 
 
 class Acos(Function):
@@ -95,9 +88,6 @@ class Acos(Function):
         return (g * -rsqrt(1.0 - x * x),)  # -1/sqrt(1 - x**2)
 
 
-Value.acos = unary_method(Acos, "Arc cosine; nan outside [-1, 1], gradient -inf at +-1.")
-
-
 class Atan(Function):
     name = "atan"
     builtin = True
@@ -110,9 +100,6 @@ class Atan(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         (x,) = ctx.inputs
         return (div(g, x * x + 1.0),)  # 1 / (1 + x**2)
-
-
-Value.atan = unary_method(Atan, "Arc tangent, in [-pi/2, pi/2].")
 
 
 class Sinh(Function):
@@ -129,9 +116,6 @@ class Sinh(Function):
         return (g * cosh(x),)
 
 
-Value.sinh = unary_method(Sinh, "Hyperbolic sine; +-inf on overflow.")
-
-
 class Cosh(Function):
     name = "cosh"
     builtin = True
@@ -144,9 +128,6 @@ class Cosh(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         (x,) = ctx.inputs
         return (g * sinh(x),)
-
-
-Value.cosh = unary_method(Cosh, "Hyperbolic cosine; inf on overflow.")
 
 
 class Asinh(Function):
@@ -163,9 +144,6 @@ class Asinh(Function):
         return (g * rsqrt(x * x + 1.0),)  # 1/sqrt(x**2 + 1)
 
 
-Value.asinh = unary_method(Asinh, "Inverse hyperbolic sine.")
-
-
 class Acosh(Function):
     name = "acosh"
     builtin = True
@@ -178,9 +156,6 @@ class Acosh(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         (x,) = ctx.inputs
         return (g * rsqrt(x * x - 1.0),)  # 1/sqrt(x**2 - 1): inf at 1, nan below
-
-
-Value.acosh = unary_method(Acosh, "Inverse hyperbolic cosine; nan below 1, gradient inf at 1.")
 
 
 class Atanh(Function):
@@ -196,9 +171,6 @@ class Atanh(Function):
         (x,) = ctx.inputs
         # 1 / (1 - x**2): inf at +-1; beyond, where atanh is nan, the formula's finite number (PyTorch's)
         return (div(g, 1.0 - x * x),)
-
-
-Value.atanh = unary_method(Atanh, "Inverse hyperbolic tangent; +-inf at +-1, nan beyond.")
 
 
 # ---- logarithms and powers ----------------------------------------------------------------------
@@ -218,9 +190,6 @@ class Log2(Function):
         return (div(g, x * LN2),)  # 1 / (x log 2)
 
 
-Value.log2 = unary_method(Log2, "Base-2 logarithm; -inf at 0, nan below 0.")
-
-
 class Log10(Function):
     name = "log10"
     builtin = True
@@ -235,9 +204,6 @@ class Log10(Function):
         return (div(g, x * LN10),)  # 1 / (x log 10)
 
 
-Value.log10 = unary_method(Log10, "Base-10 logarithm; -inf at 0, nan below 0.")
-
-
 class Exp2(Function):
     name = "exp2"
     builtin = True
@@ -249,9 +215,6 @@ class Exp2(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         return (g * ctx.output * LN2,)  # (2**x)' = 2**x log 2
-
-
-Value.exp2 = unary_method(Exp2, "2**x; inf on overflow.")
 
 
 class Erf(Function):
@@ -268,9 +231,6 @@ class Erf(Function):
         return (TWO_OVER_SQRT_PI * exp(-(x * x)) * g,)  # 2/sqrt(pi) e**(-x**2)
 
 
-Value.erf = unary_method(Erf, "The error function.")
-
-
 class Erfc(Function):
     name = "erfc"
     builtin = True
@@ -283,9 +243,6 @@ class Erfc(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         (x,) = ctx.inputs
         return (-TWO_OVER_SQRT_PI * exp(-(x * x)) * g,)
-
-
-Value.erfc = unary_method(Erfc, "1 - erf(x), accurate where erf(x) is near 1.")
 
 
 class Square(Function):
@@ -302,9 +259,6 @@ class Square(Function):
         return (g * (2.0 * x),)
 
 
-Value.square = unary_method(Square, "x * x.")
-
-
 class Rsqrt(Function):
     name = "rsqrt"
     builtin = True
@@ -319,9 +273,6 @@ class Rsqrt(Function):
         return (-0.5 * g * (r * r * r),)  # (x**-1/2)' = -1/2 x**-3/2 = -1/2 rsqrt(x)**3
 
 
-Value.rsqrt = unary_method(Rsqrt, "1 / sqrt(x); inf at 0 (-inf at -0.0), nan below 0.")
-
-
 class Reciprocal(Function):
     name = "reciprocal"
     builtin = True
@@ -334,9 +285,6 @@ class Reciprocal(Function):
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         r = ctx.output
         return (-g * (r * r),)  # (1/x)' = -1/x**2
-
-
-Value.reciprocal = unary_method(Reciprocal, "1 / x; a signed inf at a signed zero.")
 
 
 # ---- steps: the roundings and sign (gradient 0, as PyTorch's) ----------------------------------------
@@ -356,9 +304,6 @@ class Sign(Function):
         return (0.0,)
 
 
-Value.sign = unary_method(Sign, "-1.0, 0.0 or 1.0 (0.0 for nan and both zeros, as torch.sign); gradient 0.")
-
-
 class Floor(Function):
     name = "floor"
     builtin = True
@@ -370,10 +315,6 @@ class Floor(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         return (0.0,)
-
-
-Value.floor = unary_method(Floor, "The largest integer <= x (a Value); gradient 0.")
-Value.__floor__ = Value.floor  # math.floor(v)
 
 
 class Ceil(Function):
@@ -389,10 +330,6 @@ class Ceil(Function):
         return (0.0,)
 
 
-Value.ceil = unary_method(Ceil, "The smallest integer >= x (a Value); gradient 0.")
-Value.__ceil__ = Value.ceil  # math.ceil(v)
-
-
 class Trunc(Function):
     name = "trunc"
     builtin = True
@@ -404,10 +341,6 @@ class Trunc(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         return (0.0,)
-
-
-Value.trunc = unary_method(Trunc, "x rounded toward zero (a Value); gradient 0.")
-Value.__trunc__ = Value.trunc  # math.trunc(v)
 
 
 class Round(Function):
@@ -442,10 +375,6 @@ def python_round(self: Value, ndigits: int | None = None) -> Value:
     return round_(self, 0 if ndigits is None else mm.decimals_of(ndigits, "round"))
 
 
-Value.round = round_
-Value.__round__ = python_round
-
-
 class Frac(Function):
     name = "frac"
     builtin = True
@@ -457,9 +386,6 @@ class Frac(Function):
     @staticmethod
     def backward(ctx: Context, g: Any) -> tuple[Any, ...]:
         return (g,)  # x - trunc(x): the trunc is flat
-
-
-Value.frac = unary_method(Frac, "x - trunc(x), with the sign of x; nan at +-inf; gradient 1.")
 
 
 class Clamp(Function):
@@ -485,9 +411,6 @@ def clamp(self: Value, min: float | None = None, max: float | None = None) -> Va
     """
     low, high = mm.bounds(min, max)
     return Clamp.apply(self, low, high)
-
-
-Value.clamp = clamp
 
 
 # ---- functions of two Values ---------------------------------------------------------------------------
@@ -612,44 +535,6 @@ class FloorDivide(Function):
         return 0.0, 0.0  # a step function: 0, as torch.div(a, b, rounding_mode="floor")
 
 
-Value.atan2 = binary_method(Atan2)
-Value.maximum = binary_method(Maximum)
-Value.minimum = binary_method(Minimum)
-Value.hypot = binary_method(Hypot)
-Value.logaddexp = binary_method(LogAddExp)
-Value.fmod = binary_method(Fmod)
-Value.remainder = binary_method(Remainder)
-Value.__mod__ = Value.remainder
-Value.__rmod__ = binary_method(Remainder, reflected=True)
-Value.floor_divide = binary_method(FloorDivide)
-Value.__floordiv__ = Value.floor_divide
-Value.__rfloordiv__ = binary_method(FloorDivide, reflected=True)
-
-
-def number_first(fn: type[Function]) -> Callable[[Any, Value], Value]:
-    """``fn`` of a number ``a`` and a Value ``b``, ``a`` a constant of the graph: what
-    ``micrograd.math.atan2(2.0, v)`` makes.
-
-    >>> from micrograd import Value
-    >>> number_first(Atan2)(0.0, Value(-1.0))
-    Value(data=3.141592653589793, grad=0.0)
-    """
-    reflected = binary_method(fn, reflected=True)
-    return lambda a, b: reflected(b, a)
-
-
-mm.GRAPH_OPS.update(
-    atan2=number_first(Atan2),
-    maximum=number_first(Maximum),
-    minimum=number_first(Minimum),
-    hypot=number_first(Hypot),
-    logaddexp=number_first(LogAddExp),
-    fmod=number_first(Fmod),
-    remainder=number_first(Remainder),
-    floor_divide=number_first(FloorDivide),
-)
-
-
 def as_int(self: Value) -> int:
     """``int(v)``: the data truncated to an int, as ``int(torch.tensor(x))`` (a number, not a node).
 
@@ -660,6 +545,3 @@ def as_int(self: Value) -> int:
     if data_read_hooks:
         data_read("int() of a Value", "convert")
     return int(self.data)
-
-
-Value.__int__ = as_int
