@@ -15,7 +15,7 @@ const params = new URLSearchParams(location.search);
 const state = {
   started: false, steps: null, header: "", finale: "", step: 0, codes: {}, verdicts: {},
   learnerReady: false, graderReady: false, busy: null, lines: null, verdict: null, problem: null,
-  stopped: null, picture: null, restarts: 0, gpt: null, limitMs: 30000,
+  stopped: null, picture: null, restarts: 0, gpt: null, limitMs: 60000,
   solutionsHidden: params.get("solutions") === "hidden",
 };
 window.mgLab = state;  // read by the browser tests
@@ -69,7 +69,7 @@ const MARKUP = `
   <h3>The finale: microgpt on your Value</h3>
   <p id="lab-finale-text" class="lab-text"></p>
   <div class="bar">
-    <label>steps <select id="lab-gpt-steps"><option>5</option><option selected>20</option><option>100</option>
+    <label>steps <select id="lab-gpt-steps"><option>10</option><option selected>30</option><option>100</option>
       <option>500</option></select></label>
     <button id="lab-gpt">Train microgpt on your Value</button>
     <span id="lab-gpt-status" class="muted"></span>

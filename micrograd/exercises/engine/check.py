@@ -253,7 +253,7 @@ def grade_answers(
         info = reader.class_info()
     except StoppedError as stop:
         stop_line = stopped_line(plan[0].check, f"{name}(2.0)", stop, seconds, total)
-        show(progress, parts, lines_of.Seen(name, set()), [stop_line])
+        show(progress, PARTS, lines_of.Seen(name, set()), [stop_line])
         return
     if info["problem"] is not None:
         raise TypeError(info["problem"])
@@ -266,7 +266,8 @@ def grade_answers(
                 answers.append(reader.answer(k + len(answers)))
         except StoppedError as stop:
             case = line.jobs[len(answers)].title
-            show(progress, parts, seen, [stopped_line(line.check, case, stop, seconds, total)])
+            # shown whatever the parts asked for: nothing after it was decided
+            show(progress, PARTS, seen, [stopped_line(line.check, case, stop, seconds, total)])
             return
         k += len(line.jobs)
         show(progress, parts, seen, decided(line, seen, answers, seconds))
