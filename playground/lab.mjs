@@ -54,6 +54,7 @@ const MARKUP = `
   <div class="lab-side">
     <h3>Verdict <small id="lab-verdict-of" class="muted"></small></h3>
     <p id="lab-verdict" class="lab-verdict" role="status"></p>
+    <p id="lab-stale" class="notice small" hidden>Your code has changed since this check: press Check again.</p>
     <pre id="lab-problem" class="output error" hidden></pre>
     <table id="lab-lines" class="lab-lines"><tbody></tbody></table>
     <textarea id="lab-export-text" readonly aria-label="the verdicts as text" hidden></textarea>
@@ -149,6 +150,7 @@ function showStep(k) {
   $("lab-teacher-note").hidden = !state.solutionsHidden;
   showVerdict(state.verdicts[state.step] || null);
   $("lab-finale").hidden = !finaleOpen();
+  $("lab-explorer-box").hidden = true;  // a picture is of one step's expression
   save();
 }
 
@@ -182,6 +184,7 @@ function showVerdict(v) {
   $("lab-verdict-of").textContent = v ? `step: ${state.steps[state.step].title}` : "";
   $("lab-verdict").textContent = v ? v.verdict_line || v.verdict : "press Check";
   $("lab-verdict").dataset.verdict = v ? v.verdict : "";
+  stale();
   $("lab-problem").hidden = !(v && v.problem);
   $("lab-problem").textContent = v && v.problem ? v.problem : "";
   const body = $("lab-lines").querySelector("tbody");
@@ -204,6 +207,12 @@ function showVerdict(v) {
     tr.append(status, what);
     body.appendChild(tr);
   }
+}
+
+// A verdict is of the file as it was checked: said when the editors hold something else since.
+function stale() {
+  const v = state.verdicts[state.step];
+  $("lab-stale").hidden = !(v && v.file !== undefined && v.file !== wholeFile());
 }
 
 function finaleOpen() {
@@ -333,6 +342,7 @@ function onGrader(msg) {
   if (msg.type === "graded") {
     const v = msg.result;
     if (v.problem) { v.verdict = "ERROR"; v.verdict_line = "your class could not be graded"; v.lines = []; }
+    v.file = job.file;
     state.verdicts[job.step] = v;
     badges(); save();
     if (state.step === job.step) showVerdict(v);
@@ -352,7 +362,8 @@ function check() {
   const j = busy("check");
   status("checking: your code runs in its own Python…");
   $("lab-verdict").textContent = "checking…";
-  learner.postMessage({ type: "check", id: j.id, code: wholeFile(), only: state.steps[state.step].only });
+  j.file = wholeFile();
+  learner.postMessage({ type: "check", id: j.id, code: j.file, only: state.steps[state.step].only });
 }
 
 function grade(j, end) {
@@ -386,7 +397,7 @@ function drawn(result) {
     $("lab-explorer-note").textContent = result.note +
       (result.wrong.length ? ` · differ from the right ones: ${result.wrong.join(", ")}` : " · every named node right");
     // the SVG of micrograd.viz.layout: every text in it escaped there; the frame runs no script
-    $("lab-explorer").srcdoc = `<!DOCTYPE html><meta charset="utf-8"><style>body{margin:6px;font-family:Helvetica,Arial,sans-serif}</style>${result.svg}`;
+    $("lab-explorer").srcdoc = `<!DOCTYPE html><meta charset="utf-8"><style>body{margin:6px;font-family:Helvetica,Arial,sans-serif}svg{max-width:100%;height:auto}</style>${result.svg}`;
   }
   done();
   $("lab-explorer-box").scrollIntoView({ block: "nearest" });
@@ -397,6 +408,7 @@ function drawn(result) {
 function keep() {
   if (state.steps[state.step].starter !== null) state.codes[state.step] = $("lab-editor").value;
   save();
+  stale();
 }
 
 function download(name, text, type) {
@@ -477,21 +489,31 @@ function gptBuiltin(msg) {
   done();
 }
 
+const WINDOW = 5;  // steps in the running mean: one name's loss alone is mostly noise
+
 function drawLosses() {
   const c = $("lab-gpt-losses"), ctx = c.getContext("2d"), L = (state.gpt && state.gpt.losses) || [];
   ctx.clearRect(0, 0, c.width, c.height);
   ctx.fillStyle = "#495057"; ctx.font = "11px system-ui, sans-serif";
   if (!L.length) { ctx.fillText("loss: press Train", 10, 20); return; }
-  const pad = 28, top = Math.max(4, ...L), w = c.width - pad - 8, h = c.height - pad - 20;
+  // the losses' own range, in halves: a few steps move the loss by tenths, invisible on 0 to 4
+  const low = Math.floor(Math.min(...L) * 2) / 2, high = Math.max(low + 0.5, Math.ceil(Math.max(...L) * 2) / 2);
+  const pad = 28, w = c.width - pad - 8, h = c.height - pad - 20;
   const x = (k) => pad + w * (L.length === 1 ? 0.5 : k / (L.length - 1));
-  const y = (v) => c.height - pad - h * Math.min(1, v / top);
-  ctx.fillText(`microgpt's loss on your Value, ${L.length} steps (one name a step)`, 8, 14);
+  const y = (v) => c.height - pad - h * (v - low) / (high - low);
+  ctx.fillText(`microgpt's loss on your Value (grey), mean of the last ${WINDOW} (blue), ${L.length} steps`, 8, 14);
   ctx.strokeStyle = "#dee2e6"; ctx.beginPath();
-  for (const v of [0, 1, 2, 3]) { ctx.moveTo(pad, y(v)); ctx.lineTo(c.width - 8, y(v)); ctx.fillText(String(v), 8, y(v) + 4); }
+  for (let v = low; v <= high + 1e-9; v += 0.5) {
+    ctx.moveTo(pad, y(v)); ctx.lineTo(c.width - 8, y(v)); ctx.fillText(v.toFixed(1), 4, y(v) + 4);
+  }
   ctx.stroke();
-  ctx.strokeStyle = "#1c7ed6"; ctx.lineWidth = 2; ctx.beginPath();
-  L.forEach((v, k) => (k ? ctx.lineTo(x(k), y(v)) : ctx.moveTo(x(k), y(v))));
-  ctx.stroke(); ctx.lineWidth = 1;
+  const mean = L.map((_, k) => { const part = L.slice(Math.max(0, k - WINDOW + 1), k + 1); return part.reduce((a, b) => a + b) / part.length; });
+  for (const [values, colour, width] of [[L, "#adb5bd", 1], [mean, "#1c7ed6", 2]]) {
+    ctx.strokeStyle = colour; ctx.lineWidth = width; ctx.beginPath();
+    values.forEach((v, k) => (k ? ctx.lineTo(x(k), y(v)) : ctx.moveTo(x(k), y(v))));
+    ctx.stroke();
+  }
+  ctx.lineWidth = 1;
 }
 
 // ---- start ---------------------------------------------------------------------------------
