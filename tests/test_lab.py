@@ -71,6 +71,14 @@ def index_of(title_start: str) -> int:
 # ---- in this Python ------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("module", [lab_steps, lab_runner, lab_grader], ids=lambda m: m.__name__)
+def test_the_lab_modules_examples_hold(module: ModuleType) -> None:
+    import doctest
+
+    failed, tried = doctest.testmod(module)
+    assert tried > 0 and failed == 0
+
+
 def test_the_steps_are_notebook_05s_cells() -> None:
     exercise, solutions = lab_steps.cells(lab_steps.EXERCISE), lab_steps.cells(lab_steps.SOLUTIONS)
     steps = STEPS["steps"]
@@ -369,7 +377,29 @@ def cpython_losses(steps: int) -> list[float]:
         return list(lab_runner.gpt_steps(steps))
 
 
-def test_the_code_stays_and_downloads_and_the_verdicts_export(page: Any, base: str) -> None:
+def run_file(code: str, folder: Path) -> str:
+    """What ``python my_micrograd.py`` prints, with this checkout's micrograd."""
+    import os
+    import subprocess
+
+    path = folder / "my_micrograd.py"
+    path.write_text(code, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=folder,
+        check=False,
+    )
+    return done.stdout + done.stderr
+
+
+def test_the_code_stays_and_downloads_and_the_verdicts_export(
+    page: Any, base: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     d = page
     tanh = index_of("6. The hyperbolic")
     go(d, tanh)
@@ -378,6 +408,9 @@ def test_the_code_stays_and_downloads_and_the_verdicts_export(page: Any, base: s
     assert d.execute_script("return document.getElementById('lab-editor').value").endswith("# mine\n")
     py_file = d.execute_script("return window.mgLab.pyFile()")
     assert py_file.startswith(STEPS["header"]) and TANH_WRONG in py_file and "check_engine(Value)" in py_file
+    ran = run_file(py_file, tmp_path_factory.mktemp("download"))  # the download runs in any Python
+    assert "WRONG tanh: tanh(a) at a=0.5: a.grad is 0.537883, should be 0.786448" in ran
+    assert "verdict: WRONG (tanh)" in ran
     exported = d.execute_script("return window.mgLab.exportText()")
     assert (
         "== The whole class: RIGHT" in exported
