@@ -96,7 +96,8 @@ def picture(data: Any, spec: list[Any]) -> dict[str, Any]:
     for k, node in enumerate(nodes):
         if not isinstance(node, dict):
             return {"error": "the learner worker sent a node that is not one"}
-        operands = [j for j in node.get("operands", []) if type(j) is int and 0 <= j < k]
+        sent = node.get("operands")
+        operands = [j for j in (sent if isinstance(sent, list) else []) if type(j) is int and 0 <= j < k]
         name = text(node.get("name"), 60)
         lines = [name or f"#{k}", f"data {shown(node.get('data'))}", f"grad {shown(node.get('grad'))}"]
         fill = PLAIN_FILL

@@ -175,6 +175,8 @@ def test_the_learners_graph_is_drawn_with_their_labels_escaped() -> None:
     ]  # w2.grad is 0 either way
     assert "grad 0.2929" in drawn["svg"] and "right: 6.8814, grad 0.5000" in drawn["svg"]  # b: theirs, ours
     assert lab_grader.picture({"nodes": "no"}, spec) == {"error": "the learner worker sent no graph"}
+    odd = lab_grader.picture({"nodes": [{"name": "b", "operands": 5, "data": "x", "grad": None}]}, spec)
+    assert "data x" in odd["svg"] and "grad ?" in odd["svg"] and odd["wrong"] == ["b"]
 
 
 # ---- the page in headless Chromium ---------------------------------------------------------
