@@ -57,7 +57,7 @@ demos: $(DEMO_STAMP)  ## every demo, full length, PNGs in $(OUT)/
 lint: $(TEST_STAMP)  ## ruff (lint + format) and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy micrograd nn demos scripts/install_torch.py scripts/build_playground.py playground/runner.py playground/gpt_runner.py playground/live_training.py playground/trainer.py
+	$(VENV)/bin/mypy micrograd nn demos scripts/install_torch.py scripts/build_playground.py playground/runner.py playground/gpt_runner.py playground/live_training.py playground/trainer.py playground/lab_runner.py playground/lab_grader.py playground/lab_steps.py
 
 check: lint test
 

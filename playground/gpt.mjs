@@ -59,22 +59,26 @@ const MARKUP = `
 
 let worker = null;
 
+// The tabs with a section of their own (the lab's is lab.mjs's); every other section is the engine tab's.
+const OWN = { gpt: "gpt-section", lab: "lab-section" };
+
 function showTab(name, push) {
   const gpt = name === "gpt";
   for (const section of document.querySelectorAll("main > section")) {
-    section.hidden = gpt ? section.id !== "gpt-section" : section.id === "gpt-section";
+    section.hidden = OWN[name] ? section.id !== OWN[name] : Object.values(OWN).includes(section.id);
   }
   for (const button of document.querySelectorAll("#tabs [data-tab]")) {
     button.setAttribute("aria-selected", String(button.dataset.tab === name));
   }
   if (push) {
     const url = new URL(location.href);
-    if (gpt) url.searchParams.set("tab", "gpt"); else url.searchParams.delete("tab");
+    if (OWN[name]) url.searchParams.set("tab", name); else url.searchParams.delete("tab");
     history.replaceState(null, "", url);
   }
   if (gpt && worker === null) start();  // its Python starts only once the tab is opened
   // Left for the other tab: training stops, not to take the processor from the engine's own training.
   if (!gpt && worker !== null) worker.postMessage({ type: "pause" });
+  document.dispatchEvent(new CustomEvent("playground-tab", { detail: name }));
 }
 
 function start() {
@@ -250,4 +254,5 @@ function wire() {
 for (const button of document.querySelectorAll("#tabs [data-tab]")) {
   button.addEventListener("click", () => showTab(button.dataset.tab, true));
 }
-showTab(new URLSearchParams(location.search).get("tab") === "gpt" ? "gpt" : "engine", false);
+const askedTab = new URLSearchParams(location.search).get("tab");
+showTab(Object.hasOwn(OWN, askedTab || "") ? askedTab : "engine", false);

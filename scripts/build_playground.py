@@ -11,7 +11,9 @@ playground's browser tests.  It needs npm and nothing from the network at run ti
    than deflated (the page's workers unpack it faster so).
 3. The page (``index.html``, with the wheel's file name and Pyodide's version filled in), its
    stylesheets and scripts, ``runner.py``, the training tab's ``trainer.py`` and ``live_training.py``
-   and the GPT tab's ``gpt_runner.py``, from ``playground/``.
+   the GPT tab's ``gpt_runner.py`` and the lab's ``lab_runner.py`` and ``lab_grader.py``, from
+   ``playground/``; the lab's steps, ``lab_steps.json``, read from notebook 05 and its solutions
+   (``playground/lab_steps.py``).
 4. ``names.txt``, the GPT tab's training set: ``nn.datasets.load_names()`` (the census files of
    the PyPI package ``names``, installed here) one a line, written at build time, so the page never
    downloads it.  Pyodide's numpy goes into ``OUT/pyodide/`` too when the installed runtime has its
@@ -28,6 +30,7 @@ Every URL the page uses is relative, so OUT works from any static server and aft
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -58,6 +61,12 @@ PAGE_FILES = (
     "gpt.mjs",
     "gpt-worker.mjs",
     "gpt_runner.py",
+    "lab.css",
+    "lab.mjs",
+    "lab-worker.mjs",
+    "lab-grader-worker.mjs",
+    "lab_runner.py",
+    "lab_grader.py",
 )
 NAMES = "names.txt"
 #: Pyodide packages the GPT tab uses when the runtime folder has them (``compile_loss`` needs numpy).
@@ -137,6 +146,15 @@ def write_names(out: Path) -> Path:
     return path
 
 
+def write_lab_steps(out: Path) -> Path:
+    """``lab_steps.json``, the lab's steps read from notebook 05 (``playground/lab_steps.py``)."""
+    spec = importlib.util.spec_from_file_location("lab_steps", SOURCE / "lab_steps.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Path(module.write_steps(out))
+
+
 def copy_optional_packages(out: Path) -> list[str]:
     """The wheels of OPTIONAL_PACKAGES that the installed runtime has, copied beside it."""
     lock = json.loads((MODULES / "pyodide-lock.json").read_text())
@@ -181,6 +199,7 @@ def build(out: Path) -> Path:
     copy_optional_packages(out)
     wheel = build_wheel(out)
     write_names(out)
+    write_lab_steps(out)
     for name in PAGE_FILES:
         shutil.copy2(SOURCE / name, out / name)
     page = (SOURCE / "index.html").read_text(encoding="utf-8")

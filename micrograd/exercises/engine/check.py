@@ -232,30 +232,45 @@ def grade(
     seconds: float | None,
     total: float | None,
 ) -> None:
-    """Read the answers case by case, decide each line as soon as its cases are in, and show it."""
+    """Run ``cls`` on the plan's cases (``run``) and grade its answers as they come."""
     jobs = [job for line in plan for job in line.jobs]
     with Reader(cls, jobs, None if seconds is None else float(seconds), total) as reader:
+        grade_answers(reader, class_name(cls), plan, parts, progress, seconds, total)
+
+
+def grade_answers(
+    reader: Reader,
+    name: str,
+    plan: list[Line],
+    parts: list[str],
+    progress: Progress,
+    seconds: float | None,
+    total: float | None,
+) -> None:
+    """Read the answers case by case, decide each line as soon as its cases are in, and show it.
+    (``recorded`` calls this too, on answers sent from another process: the playground's lab.)"""
+    try:
+        info = reader.class_info()
+    except StoppedError as stop:
+        stop_line = stopped_line(plan[0].check, f"{name}(2.0)", stop, seconds, total)
+        show(progress, PARTS, lines_of.Seen(name, set()), [stop_line])
+        return
+    if info["problem"] is not None:
+        raise TypeError(info["problem"])
+    seen = lines_of.Seen(name, info["has"], info["code"])
+    k = 0
+    for line in plan:
+        answers: list[dict[str, Any]] = []
         try:
-            info = reader.class_info()
+            while len(answers) < len(line.jobs):
+                answers.append(reader.answer(k + len(answers)))
         except StoppedError as stop:
-            stop_line = stopped_line(plan[0].check, f"{class_name(cls)}(2.0)", stop, seconds, total)
-            show(progress, parts, lines_of.Seen(class_name(cls), set()), [stop_line])
+            case = line.jobs[len(answers)].title
+            # shown whatever the parts asked for: nothing after it was decided
+            show(progress, PARTS, seen, [stopped_line(line.check, case, stop, seconds, total)])
             return
-        if info["problem"] is not None:
-            raise TypeError(info["problem"])
-        seen = lines_of.Seen(class_name(cls), info["has"], info["code"])
-        k = 0
-        for line in plan:
-            answers: list[dict[str, Any]] = []
-            try:
-                while len(answers) < len(line.jobs):
-                    answers.append(reader.answer(k + len(answers)))
-            except StoppedError as stop:
-                case = line.jobs[len(answers)].title
-                show(progress, parts, seen, [stopped_line(line.check, case, stop, seconds, total)])
-                return
-            k += len(line.jobs)
-            show(progress, parts, seen, decided(line, seen, answers, seconds))
+        k += len(line.jobs)
+        show(progress, parts, seen, decided(line, seen, answers, seconds))
 
 
 def show(progress: Progress, parts: list[str], seen: lines_of.Seen, lines: list[CheckLine]) -> None:

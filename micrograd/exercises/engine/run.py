@@ -18,7 +18,7 @@ import json
 import math
 import time
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from .. import isolation
 from ..channel import ENDED, LATE, MalformedError
@@ -26,7 +26,7 @@ from ..forked import Forked
 from .answers import read_answer, read_class
 from .child import Guard, Job, answers
 
-__all__ = ["Reader", "StoppedError"]
+__all__ = ["Reader", "Source", "StoppedError"]
 
 IDLE = 60.0  # longest the child's own bookkeeping may take between two cases, in seconds
 _dumps, _loads, _monotonic = json.dumps, json.loads, time.monotonic
@@ -62,14 +62,32 @@ class Child(Forked):
         super().__init__(lambda requests: answers(cls, jobs, seconds, Guard()))
 
 
+class Source(Protocol):
+    """Where the answers come from: ``next(until)`` gives a message, ``ENDED`` or ``LATE``."""
+
+    def next(self, until: float) -> Any: ...
+
+    def close(self) -> None: ...
+
+
 class Reader:
     """The class's info, then each case's answer, read in order under the time limits."""
 
-    def __init__(self, cls: type, jobs: list[Job], seconds: float | None, total: float | None) -> None:
+    def __init__(
+        self,
+        cls: type | None,
+        jobs: list[Job],
+        seconds: float | None,
+        total: float | None,
+        source: Source | None = None,
+    ) -> None:
         self.jobs, self.seconds = jobs, seconds
         self.deadline = math.inf if total is None else _monotonic() + total
-        forked = seconds is not None and isolation.available()
-        self.source = (Child if forked else Here)(cls, jobs, seconds, self.deadline)
+        if source is None:
+            assert cls is not None, "a Reader runs a class, or reads a source given it"
+            forked = seconds is not None and isolation.available()
+            source = (Child if forked else Here)(cls, jobs, seconds, self.deadline)
+        self.source = source
 
     def __enter__(self) -> Reader:
         return self
