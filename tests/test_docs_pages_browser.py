@@ -106,6 +106,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for plugin in config["plugins"]:
         if isinstance(plugin, dict) and "mkdocstrings" in plugin:
             plugin["mkdocstrings"]["handlers"]["python"]["paths"] = [str(ROOT)]
+        if isinstance(plugin, dict) and "mkdocs-jupyter" in plugin:
+            # executed afresh: mkdocs-jupyter's cache is keyed on the notebook alone, not on the
+            # code whose output the page shows
+            plugin["mkdocs-jupyter"] = {**plugin["mkdocs-jupyter"], "cache": False}
     (out / "mkdocs.yml").write_text(yaml.safe_dump(config))
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(out / "mkdocs.yml")],
