@@ -7,7 +7,9 @@
   by matplotlib as SVG at build time from ``benchmarks/results/latest.json``.  Nothing is fetched.
 * ``on_files`` also builds the playground (``scripts/build_playground.py``: Pyodide's runtime from
   the npm package pinned in ``playground/package-lock.json``, installed by ``npm ci``, and this
-  project's wheel) into ``playground/build/`` and adds it to the site as ``playground/``.
+  project's wheel) into ``playground/build/`` and adds it to the site as ``playground/``; not when
+  ``MICROGRAD_DOCS_PLAYGROUND=0`` is set (tests/test_docs_pages_browser.py measures every other
+  page, where npm and the playground's minutes change nothing).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -142,5 +145,6 @@ def on_files(files: Files, config: Any) -> Files:
     for name, workload in _run()["workloads"].items():
         if _measured(workload["rows"]):
             files.append(File.generated(config, f"{FOLDER}/{name}.svg", content=_plot(workload)))
-    _playground(files, config)
+    if os.environ.get("MICROGRAD_DOCS_PLAYGROUND") != "0":
+        _playground(files, config)
     return files

@@ -1,10 +1,12 @@
 """The explorer embedded in the playground's panes, in a real headless Chromium at 1280x800 and
 1024x768 (issue 46, item 1): the Code section's explorer (an ``<iframe>`` styled by
 ``playground/playground.css``, here on the lecture's neuron as a learner types it) opens with the
-whole graph in view where it fits at 12 px text, else the current step and its operands; the
+whole graph in view at 12 px text or more, at both sizes; the
 training tab's "Explore this step" (an ``nn.MLP`` training step in boxes) opens on its output,
-which the overview never covers. Everywhere the text is at least 12 px and the step panel at least
-300 px wide. And a dot's backward step (an ``nn`` neuron of 32 inputs: 33 operands, one named
+which the overview never covers; so does the GPT tab's "Explore this step" (a training step of
+microgpt, 6,408 Values in boxes, made by ``playground/gpt_runner.py`` in this Python). Everywhere
+the text is at least 12 px and the step panel at least 300 px wide, the panel below the graph at
+least 150 px tall. And a dot's backward step (an ``nn`` neuron of 32 inputs: 33 operands, one named
 ``layers.0.neurons.0.b``) keeps its table inside its panel.
 
 The host page is the playground's own stylesheet around the same ``<iframe>`` elements, filled
@@ -14,6 +16,8 @@ folder and to /tmp/explorer-shots/embedded-*.png."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +74,28 @@ def training_step() -> str:
     return micrograd.explore(loss, params=model.parameters(), scopes=recording, layout="builtin").html
 
 
+def gpt_step() -> str:
+    """The GPT tab's "Explore this step": its runner's first step on a few names."""
+    spec = importlib.util.spec_from_file_location("gpt_runner", ROOT / "playground" / "gpt_runner.py")
+    assert spec is not None and spec.loader is not None
+    runner = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("gpt_runner", runner)
+    spec.loader.exec_module(runner)
+    shown = runner.GPTSession(["emma", "olivia", "ava", "isabella"], seed=0).explore_step()
+    assert shown["ok"], shown["message"]
+    html: str = shown["html"]
+    return html
+
+
 def host(tmp_path: Path, frame_id: str) -> Path:
-    """A page with the playground's stylesheet and its explorer frame ``frame_id``."""
-    css = (ROOT / "playground" / "playground.css").as_uri()
+    """A page with the playground's stylesheets and its explorer frame ``frame_id``."""
+    css = "".join(
+        f'<link rel="stylesheet" href="{(ROOT / "playground" / name).as_uri()}">'
+        for name in ("playground.css", "gpt.css")
+    )
     page = tmp_path / f"{frame_id}.html"
     page.write_text(
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="stylesheet" href="{css}"></head>'
+        f'<!DOCTYPE html><html><head><meta charset="utf-8">{css}</head>'
         f'<body><main><section><h3 id="{frame_id}-heading">Explorer</h3>'
         f'<iframe id="{frame_id}" sandbox="allow-scripts"></iframe></section></main></body></html>',
         encoding="utf-8",
@@ -102,12 +122,13 @@ def open_in_frame(driver: Any, tmp_path: Path, frame_id: str, html: str, size: t
     driver.get(host(tmp_path, frame_id).as_uri())
     assert driver.execute_script("return [innerWidth, innerHeight]") == list(size)
     frame = driver.find_element("id", frame_id)
+    driver.set_script_timeout(300)  # the GPT step's page is some 24 MB of HTML
     driver.execute_script("arguments[0].srcdoc = arguments[1]", frame, html)
     driver.execute_script("arguments[0].scrollIntoView()", frame)
     driver.switch_to.frame(frame)
     try:
         ready = "return document.body && document.body.getAttribute('data-mg-ready')"
-        WebDriverWait(driver, 60).until(lambda d: d.execute_script(ready) == "1")
+        WebDriverWait(driver, 300).until(lambda d: d.execute_script(ready) == "1")
         driver.execute_async_script("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))")
         return driver.execute_script(MEASURE)
     finally:
@@ -117,6 +138,7 @@ def open_in_frame(driver: Any, tmp_path: Path, frame_id: str, html: str, size: t
 def check_readable(m: dict[str, Any]) -> None:
     assert m["smallest"] >= 12 - 0.01, m["smallest"]  # layout rounds widths to 1/64 px
     assert m["panel"][2] - m["panel"][0] >= 300, m["panel"]
+    assert m["panel"][3] - m["panel"][1] >= 150, m["panel"]
     assert m["current"], "no current step marked"
     for name, box in m["current"]:
         assert within(box, m["pane"]), f"the current step's {name} is outside the pane"
@@ -131,11 +153,7 @@ def test_the_playgrounds_explorer_opens_the_lecture_neuron_whole(
     screenshot(driver, tmp_path, f"embedded-playground-explorer-{size[0]}x{size[1]}")
     check_readable(m)
     outside = [name for name, box in m["nodes"] if not within(box, m["pane"])]
-    if size == (1280, 800):
-        assert outside == [], f"nodes outside the pane: {outside}"
-    else:  # wider than the frame at 12 px text: the step and its operands in view
-        for name, box in m["operands"]:
-            assert within(box, m["pane"]), f"the current step's operand {name} is outside the pane"
+    assert outside == [], f"nodes outside the pane: {outside}"
     assert console_errors(driver) == []
 
 
@@ -179,4 +197,23 @@ def test_a_dot_steps_table_stays_inside_its_panel(driver: Any, tmp_path: Path) -
     screenshot(driver, tmp_path, "embedded-dot-step-1280x800")
     table_right, panel_right, scroll_width, client_width = widths
     assert table_right <= panel_right + 0.5 and scroll_width <= client_width, widths
+    assert console_errors(driver) == []
+
+
+@pytest.fixture(scope="module")
+def gpt_page() -> str:
+    return gpt_step()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_gpt_tabs_explore_this_step_opens_on_the_loss_clear_of_the_overview(
+    driver: Any, tmp_path: Path, gpt_page: str, size: tuple[int, int]
+) -> None:
+    m = open_in_frame(driver, tmp_path, "gpt-explorer", gpt_page, size)
+    screenshot(driver, tmp_path, f"embedded-gpt-explorer-{size[0]}x{size[1]}")
+    assert m["overview"] is not None  # thousands of Values: the overview is shown
+    check_readable(m)
+    for name, box in m["operands"]:
+        assert within(box, m["pane"]), f"the current step's operand {name} is outside the pane"
+        assert not overlaps(box, m["overview"]), f"the overview covers the operand {name}"
     assert console_errors(driver) == []

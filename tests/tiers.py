@@ -30,6 +30,7 @@ FILES = {
     "test_notebooks.py": {"notebook"},
     "test_docs_browser.py": {"docs_build"},
     "test_docs_notebooks_browser.py": {"docs_build", "notebook"},
+    "test_docs_pages_browser.py": {"docs_build", "notebook"},
     "test_demos.py": {"demo"},
 }
 

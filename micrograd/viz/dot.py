@@ -293,6 +293,10 @@ def call_off(guard: subprocess.Popen[bytes]) -> None:
 AUTO_GRAPHVIZ_SECONDS = 2.0
 
 
+#: The gap between the explorer's columns, in inches (layout.py's RANK_GAP, in points, the same).
+EXPLORER_RANKSEP = 0.35
+
+
 def graphviz_svg(model: GraphModel, timeout: float) -> str:
     """The explorer's picture of ``model`` (``dot_graph(stacked=True)``) laid out by Graphviz, as
     SVG (prolog and comments stripped).  Past ``timeout`` seconds ``dot`` is stopped and
@@ -306,7 +310,9 @@ def graphviz_svg(model: GraphModel, timeout: float) -> str:
             + '; or pass layout="builtin" (this package\'s own layout, no Graphviz needed).'
         )
     try:
-        done = run_dot(["-Tsvg"], source, timeout)
+        # The explorer's columns closer than draw_dot's (EXPLORER_RANKSEP): the lecture's neuron
+        # then fits a 1024 px window at readable text; draw_dot's pictures keep Graphviz's 0.5 in.
+        done = run_dot(["-Tsvg", f"-Granksep={EXPLORER_RANKSEP}"], source, timeout)
     except subprocess.TimeoutExpired:
         raise GraphvizTimeoutError(
             f"explore: Graphviz did not lay out the graph of {n} Values within layout_timeout={timeout:g} s "

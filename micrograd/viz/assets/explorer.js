@@ -216,6 +216,7 @@
       frame === N ? `forward done · backward: 0 of ${S} steps` :
       frame === LAST ? `backward done: every gradient` : `backward: step ${k + 1} of ${S}`;
     $("prev").disabled = frame === 0; $("next").disabled = frame === LAST;
+    revealStep();
     dodge();
   }
 
@@ -227,6 +228,25 @@
       pane.scrollLeft += (box.left + box.right) / 2 - (seen.left + seen.right) / 2;
     if (box.top < seen.top || box.bottom > seen.bottom)
       pane.scrollTop += (box.top + box.bottom) / 2 - (seen.top + seen.bottom) / 2;
+  }
+
+  // The current step whole where the pane has room for it: its node and its operands in view.
+  // (reveal centres the node alone, and left the GPT loss's operand 0.25 under the pane's edge.)
+  // Each way the step is larger than the pane, the node alone stays as reveal left it.
+  function revealStep() {
+    const marked = [...svg.querySelectorAll(".mg-current, .mg-operand")].map((g) => g.getBoundingClientRect());
+    if (!marked.length) return;
+    const p = pane.getBoundingClientRect();
+    const seen = { left: p.left + pane.clientLeft, top: p.top + pane.clientTop };
+    seen.right = seen.left + pane.clientWidth; seen.bottom = seen.top + pane.clientHeight;
+    for (const [a, b, scroll] of [["left", "right", "scrollLeft"], ["top", "bottom", "scrollTop"]]) {
+      const lo = Math.min(...marked.map((r) => r[a])), hi = Math.max(...marked.map((r) => r[b]));
+      const room = seen[b] - seen[a] - (hi - lo);
+      if (room < 0) continue;
+      const margin = Math.min(16, room / 2);
+      if (lo < seen[a] + margin) pane[scroll] -= seen[a] + margin - lo;
+      else if (hi > seen[b] - margin) pane[scroll] += hi - (seen[b] - margin);
+    }
   }
 
   // A step of the view that happens outside the box shown.
@@ -660,6 +680,7 @@
   arrange();
   // Once loaded, the current step is brought into view again: a frame (a notebook's output) is
   // scrolled back to its start when it finishes loading.
-  window.addEventListener("load", () => { reveal(svg.querySelector(".mg-current")); dodge(); }, { once: true });
+  window.addEventListener("load", () => { reveal(svg.querySelector(".mg-current")); revealStep(); dodge(); },
+                          { once: true });
   document.body.setAttribute("data-mg-ready", "1");
 })();
