@@ -65,10 +65,12 @@ def graph_items(model: GraphModel) -> tuple[list[Item], list[tuple[str, str]]]:
     items: list[Item] = []
     edges: list[tuple[str, str]] = []
     for v in model.order:
+        if v in model.hidden:
+            continue
         key = model.id(v)
         items += value_items(v, key, model.names[v], COLOURS[model.roles[v]])
         if v.children:
-            edges += [(model.id(c), f"{key}_op") for c in v.children]
+            edges += [(model.id(c), f"{key}_op") for c in model.operands(v)]
             edges.append((f"{key}_op", key))
     return items, edges
 
@@ -135,11 +137,13 @@ def view_items(
             edges[(source(i), key)] = None
     for i in boxes[view].members:
         v = order[i]
+        if v in model.hidden:
+            continue
         key = f"n{i}"
         for item in value_items(v, key, model.names[v], COLOURS[model.roles[v]]):
             items[item.key], first[item.key] = item, i - (0.25 if item.kind == "op" else 0.0)
         if v.children:
-            for c in v.children:
+            for c in model.operands(v):
                 edges[(source(index[c]), f"{key}_op")] = None
             edges[(f"{key}_op", key)] = None
     return _topological(items, first, list(edges)), list(edges)

@@ -256,9 +256,10 @@ def d_of(num: str, den: str) -> str:
     return f"d{num if len(num) == 1 else f'({num})'}/d{den if len(den) == 1 else f'({den})'}"
 
 
-def expression(v: Value, names: dict[Value, str]) -> str:
-    """``v``'s op written out with its operands' names: ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
-    args = [names[c] for c in v.children]
+def expression(v: Value, names: dict[Value, str], operands: Sequence[Value] | None = None) -> str:
+    """``v``'s op written out with its operands' names (``operands``: those drawn, by default all
+    its children): ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
+    args = [names[c] for c in (v.children if operands is None else operands)]
     op = v.op or "?"
     if (op in _INFIX and len(args) == 2) or (op in ("+", "*") and len(args) > 2):  # n-ary: micrograd.sum
         return f" {op} ".join(args)
@@ -322,8 +323,11 @@ def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> Ba
     return graph_model(root, max_nodes=max_nodes, what="backward_steps").backward()
 
 
-def walk(root: Value, order: list[Value], names: dict[Value, str]) -> BackwardTrace:
-    """The engine's own backward pass from ``root`` (``order``: its graph), observed step by step."""
+def walk(
+    root: Value, order: list[Value], names: dict[Value, str], hidden: frozenset[Value] = frozenset()
+) -> BackwardTrace:
+    """The engine's own backward pass from ``root`` (``order``: its graph), observed step by step;
+    what a ``hidden`` operand receives is left out of the steps (its total is kept)."""
     steps: list[BackwardStep] = []
 
     def record(v: Value, g: float, received: Sequence[Any] | None, grads: dict[Value, Any]) -> None:
@@ -338,12 +342,41 @@ def walk(root: Value, order: list[Value], names: dict[Value, str]) -> BackwardTr
             contrib = 0.0 if contrib is None else contrib
             before = now[child] if child in now else grads[child]  # (None: nothing yet)
             now[child] = contrib if before is None else before + contrib  # as the engine adds it
-            parts.append(Contribution(child, 0.0 if loc is None else loc, contrib, now[child]))
+            if child not in hidden:
+                parts.append(Contribution(child, 0.0 if loc is None else loc, contrib, now[child]))
         steps.append(BackwardStep(v, g, tuple(parts), True))
 
     grads = backpropagate({root: 1.0}, observe=record)
     totals = {v: 0.0 if grads[v] is None else grads[v] for v in order}
     return BackwardTrace(root, order, names, steps, totals)
+
+
+def hidden_starts(order: Sequence[Value], outputs: set[Value]) -> frozenset[Value]:
+    """The start values of ``micrograd.sum`` (and ``dot``) the pictures leave out: a constant 0 the
+    engine made for one ``+`` node, its first operand, and used nowhere else.  It adds nothing, so
+    drawn it would only be a lone ``0`` starting every loss; the graph keeps it, every number is the
+    engine's.
+
+    >>> import micrograd
+    >>> from micrograd import Value
+    >>> a, b = Value(1.0), Value(2.0)
+    >>> s = micrograd.sum([a, b])
+    >>> hidden_starts([s._prev[0], a, b, s], {s}) == {s._prev[0]}
+    True
+    """
+    uses: dict[Value, int] = {}
+    for v in order:
+        for c in v.children:
+            uses[c] = uses.get(c, 0) + 1
+    found = set()
+    for v in order:
+        if v.op != "+" or len(v.children) < 2:
+            continue
+        start = v.children[0]
+        made_for_it = start.op == CONSTANT and not start.children and uses[start] == 1
+        if made_for_it and start.data == 0.0 and start not in outputs:
+            found.add(start)
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -358,6 +391,13 @@ class GraphModel:
     names: dict[Value, str]
     roles: dict[Value, str]
 
+    #: Values the pictures leave out: micrograd.sum's start of 0 (see ``hidden_starts``)
+    hidden: frozenset[Value] = frozenset()
+
+    def operands(self, v: Value) -> list[Value]:
+        """``v``'s operands as the pictures draw them: its children but the hidden ones."""
+        return [c for c in v.children if c not in self.hidden]
+
     def id(self, v: Value) -> str:
         """``v``'s id in every picture: ``n<i>``, its position in the forward order."""
         return f"n{self.index[v]}"
@@ -366,7 +406,7 @@ class GraphModel:
         """Backpropagation from the one output, step by step (the ``.grad`` fields are left alone)."""
         if len(self.outputs) != 1:
             raise ValueError(f"a backward pass starts from one output, this graph has {len(self.outputs)}")
-        return walk(self.outputs[0], self.order, self.names)
+        return walk(self.outputs[0], self.order, self.names, self.hidden)
 
 
 def graph_model(
@@ -392,6 +432,7 @@ def graph_model(
     outputs = as_values(roots, f"{what}: root")
     param_set = as_values(params, f"{what}: params")
     return GraphModel(
+        hidden=hidden_starts(order, outputs),
         outputs=tuple(v for v in order if v in outputs),
         order=order,
         index={v: i for i, v in enumerate(order)},

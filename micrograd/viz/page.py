@@ -126,8 +126,9 @@ def trace_data(model: GraphModel, trace: BackwardTrace) -> dict[str, Any]:
                 "role": model.roles[v],
                 "data": _num(v.data),
                 "grad": _num(trace.grads[v]),
-                "operands": [index[c] for c in v.children],
-                "expr": expression(v, names) if v.children else "",
+                "operands": [index[c] for c in model.operands(v)],
+                "expr": expression(v, names, model.operands(v)) if v.children else "",
+                "hidden": v in model.hidden,
                 "rule": _rule_in_words(v, rules.get(v, True)),
                 "dname": d_of(names[root], names[v]),
             }
@@ -232,7 +233,7 @@ def explorer_page(
     show under the keys, e.g. why the built-in layout drew the graph; ``breakit``: break-it mode's
     data (``mistakes.page_data``), shown by ``breakit.js`` (None: no break-it control)."""
     payload = _script_json(data)
-    count = f"{len(model.order):,} Values, {len(data['steps']):,} backward steps"
+    count = f"{len(model.order) - len(model.hidden):,} Values, {len(data['steps']):,} backward steps"
     shown = (
         f'\n  <p class="mg-note" role="note" style="margin: 4px 0; color: #8a5300">{html.escape(note)}</p>'
         if note

@@ -70,7 +70,7 @@
       drawnAs[i] = standIn(i);
       let b = B ? D.nodes[i].box : 0;
       while (B && b >= 0 && b !== view) b = B[b].parent;
-      inView[i] = b === view;
+      inView[i] = b === view && !D.nodes[i].hidden;  // micrograd.sum's start: not drawn, no stop
       const g = groups["n" + i];
       if (g) fields[i] = readFields(g, D.nodes[i]);
     }
