@@ -7,6 +7,10 @@
   // Frames: 0 = nothing computed; 1..N = forward, node i-1 appears; N+1..N+S = backward step;
   // N+S+1 = done (every gradient). The page opens at the start of the backward pass (frame N).
   const LAST = N + S + 1;
+  // Values drawn among the first f of the forward order (micrograd.sum's start of 0 is not drawn,
+  // nor counted: "forward: 3 of 7 Values" counts what the picture shows).
+  const drawnBefore = [0];
+  D.nodes.forEach((nd, i) => drawnBefore.push(drawnBefore[i] + (nd.hidden ? 0 : 1)));
   let frame = N, zoom = 1;
   // Break-it mode (breakit.js) names the Values its buggy backward gets wrong, with the gradient
   // that code prints: at the end of the backward pass their records show that one, marked ✗.
@@ -212,7 +216,7 @@
     else if (frame <= N) forwardPanel(panel, shown);
     else if (frame === LAST) donePanel(panel);
     else backwardPanel(panel, k);
-    $("where").textContent = $("where").title = frame < N ? `forward: ${shown} of ${N} Values` :
+    $("where").textContent = $("where").title = frame < N ? `forward: ${drawnBefore[shown]} of ${drawnBefore[N]} Values` :
       frame === N ? `forward done · backward: 0 of ${S} steps` :
       frame === LAST ? `backward done: every gradient` : `backward: step ${k + 1} of ${S}`;
     $("prev").disabled = frame === 0; $("next").disabled = frame === LAST;
@@ -369,7 +373,7 @@
     const tb = el("table", { "data-mg": "leaves" });
     tb.appendChild(row(["leaf", "data", "gradient"], "th"));
     D.nodes.forEach((nd, i) => {
-      if (nd.operands.length || i === D.root) return;
+      if (nd.operands.length || i === D.root || nd.hidden) return;
       const tr = row([nd.name, nd.data[0], nd.grad[0]]);
       tr.setAttribute("data-mg", "leaf");
       tb.appendChild(tr);
