@@ -142,6 +142,7 @@ def draw_dot(
     max_nodes: int | None = DEFAULT_MAX_NODES,
     params: Iterable[Value] | None = None,
     model: object = None,
+    expand_dot: bool = False,
 ) -> Any:
     """The graph that computed ``root`` as a ``graphviz.Digraph``.
 
@@ -152,7 +153,9 @@ def draw_dot(
     a label you set wins).  The DOT text is deterministic:
     nodes are named by their position in the forward order, so the same graph
     gives byte-identical ``.source`` on every run.  More than ``max_nodes``
-    Values raise ``GraphTooLargeError`` (``max_nodes=None``: no limit).
+    Values raise ``GraphTooLargeError`` (``max_nodes=None``: no limit).  ``expand_dot``: every
+    ``dot`` node and every sum of three terms or more drawn as the lecture's chain of ``*`` and
+    ``+`` nodes, with the engine's numbers (see ``explore``).
 
     >>> from micrograd import Value
     >>> x = Value(3.0, label="x"); y = x * x; y.label = "y"
@@ -165,7 +168,9 @@ def draw_dot(
     if rankdir not in RANKDIRS:
         raise ValueError(f"draw_dot: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
     names = model_names(model, "draw_dot")
-    graph = graph_model(root, params, max_nodes, "draw_dot", names=names, expressions=True)
+    graph = graph_model(
+        root, params, max_nodes, "draw_dot", names=names, expressions=True, expand_dot=expand_dot
+    )
     return dot_graph(graph, format, rankdir)
 
 
@@ -192,7 +197,7 @@ def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR", stack
         if v.children:
             op_id = model.id(v) + "_op"
             # ordering=in keeps the in-edges, hence the operands, in the order they are listed.
-            op = graphviz.nohtml(_escape(v.op or "?", False))
+            op = graphviz.nohtml(_escape(model.op(v) or "?", False))
             size = "11" if stacked else "10"
             dot.node(op_id, label=op, shape="ellipse", fillcolor="#f1f3f5", ordering="in", fontsize=size)
             for child in model.operands(v):
@@ -484,7 +489,7 @@ def explain(
     for step in trace.steps:
         v, g = step.node, step.upstream
         upstream = f"{d(root, v)} = {fmt(g)}" + (" (the seed)" if v is root else "")
-        written = expression(v, names, model.operands(v))
+        written = expression(v, names, model.operands(v), model.op(v))
         print(f"\n{names[v]} = {written}  data {fmt(v.data)}  upstream {upstream}", file=out)
         if not step.has_rule:
             print("    (built by hand, without a derivative rule: gradients stop here)", file=out)

@@ -23,12 +23,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import Value, backpropagate, vjp
 from ..func.reverse import topological_order
 from ..scopes import Recording
+from .chains import Chain, chain_of, chain_steps, expandable
 
 Roots = Value | Sequence[Value]
 
@@ -256,11 +257,13 @@ def d_of(num: str, den: str) -> str:
     return f"d{num if len(num) == 1 else f'({num})'}/d{den if len(den) == 1 else f'({den})'}"
 
 
-def expression(v: Value, names: dict[Value, str], operands: Sequence[Value] | None = None) -> str:
-    """``v``'s op written out with its operands' names (``operands``: those drawn, by default all
-    its children): ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
+def expression(
+    v: Value, names: dict[Value, str], operands: Sequence[Value] | None = None, op: str | None = None
+) -> str:
+    """``v``'s op written out with its operands' names (``operands`` and ``op``: as drawn, by
+    default all its children and its own op): ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
     args = [names[c] for c in (v.children if operands is None else operands)]
-    op = v.op or "?"
+    op = op or v.op or "?"
     if (op in _INFIX and len(args) == 2) or (op in ("+", "*") and len(args) > 2):  # n-ary: micrograd.sum
         return f" {op} ".join(args)
     if op.startswith("**") and len(args) == 1:
@@ -324,11 +327,23 @@ def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> Ba
 
 
 def walk(
-    root: Value, order: list[Value], names: dict[Value, str], hidden: frozenset[Value] = frozenset()
+    root: Value,
+    order: list[Value],
+    names: dict[Value, str],
+    hidden: frozenset[Value] = frozenset(),
+    chains: Mapping[Value, Chain] | None = None,
 ) -> BackwardTrace:
     """The engine's own backward pass from ``root`` (``order``: its graph), observed step by step;
-    what a ``hidden`` operand receives is left out of the steps (its total is kept)."""
+    what a ``hidden`` operand receives is left out of the steps (its total is kept); the step of a
+    node in ``chains`` is shown as its chain's steps (``chains.chain_steps``), the engine's numbers."""
     steps: list[BackwardStep] = []
+    chains = chains or {}
+    link_grads: dict[Value, Any] = {}
+
+    def chain_step(v: Value, g: float, parts: list[tuple[Value, float, float, float]]) -> None:
+        link_grads[v] = g
+        kept = tuple(Contribution(*part) for part in parts if part[0] not in hidden)
+        steps.append(BackwardStep(v, g, kept, True))
 
     def record(v: Value, g: float, received: Sequence[Any] | None, grads: dict[Value, Any]) -> None:
         """One step of the engine's own backward pass, as it happens, with the local derivatives."""
@@ -342,11 +357,14 @@ def walk(
             contrib = 0.0 if contrib is None else contrib
             before = now[child] if child in now else grads[child]  # (None: nothing yet)
             now[child] = contrib if before is None else before + contrib  # as the engine adds it
-            if child not in hidden:
-                parts.append(Contribution(child, 0.0 if loc is None else loc, contrib, now[child]))
-        steps.append(BackwardStep(v, g, tuple(parts), True))
+            parts.append(Contribution(child, 0.0 if loc is None else loc, contrib, now[child]))
+        if v in chains:
+            chain_steps(chains[v], g, [(c.local, c.contribution, c.total) for c in parts], chain_step)
+            return
+        steps.append(BackwardStep(v, g, tuple(c for c in parts if c.operand not in hidden), True))
 
     grads = backpropagate({root: 1.0}, observe=record)
+    grads.update(link_grads)
     totals = {v: 0.0 if grads[v] is None else grads[v] for v in order}
     return BackwardTrace(root, order, names, steps, totals)
 
@@ -393,10 +411,20 @@ class GraphModel:
 
     #: Values the pictures leave out: micrograd.sum's start of 0 (see ``hidden_starts``)
     hidden: frozenset[Value] = frozenset()
+    #: nodes drawn as the lecture's chain of ``*`` and ``+`` (``graph_model(..., expand_dot=True)``);
+    #: their chains' links are in ``order``, just before them
+    chains: Mapping[Value, Chain] = field(default_factory=dict)
 
     def operands(self, v: Value) -> list[Value]:
-        """``v``'s operands as the pictures draw them: its children but the hidden ones."""
+        """``v``'s operands as the pictures draw them: its children but the hidden ones (a node
+        drawn as a chain: its last ``+``'s two)."""
+        if v in self.chains:
+            return list(self.chains[v].operands)
         return [c for c in v.children if c not in self.hidden]
+
+    def op(self, v: Value) -> str:
+        """``v``'s op as the pictures draw it (a node drawn as a chain: its last ``+``)."""
+        return "+" if v in self.chains else v.op
 
     def id(self, v: Value) -> str:
         """``v``'s id in every picture: ``n<i>``, its position in the forward order."""
@@ -406,7 +434,7 @@ class GraphModel:
         """Backpropagation from the one output, step by step (the ``.grad`` fields are left alone)."""
         if len(self.outputs) != 1:
             raise ValueError(f"a backward pass starts from one output, this graph has {len(self.outputs)}")
-        return walk(self.outputs[0], self.order, self.names, self.hidden)
+        return walk(self.outputs[0], self.order, self.names, self.hidden, self.chains)
 
 
 def graph_model(
@@ -417,22 +445,33 @@ def graph_model(
     advice: str = PICTURE_ADVICE,
     names: Mapping[Value, str] | None = None,
     expressions: bool = False,
+    expand_dot: bool = False,
 ) -> GraphModel:
     """The ``GraphModel`` of the graph that computed ``roots``; ``params`` marks the leaves drawn
     as parameters; ``names`` names unlabelled Values (``model_names``: a model's parameters), and
     ``expressions`` the rest by the expression a learner would write (see ``names_of``);
     more than ``max_nodes`` Values raise ``GraphTooLargeError`` naming ``what`` and giving ``advice``.
+    ``expand_dot``: every ``dot`` node (``weighted_sum``) and every sum of three terms or more
+    (``micrograd.sum``, a neuron's ``micrograd.dot``) drawn as the lecture's chain of ``*`` and
+    ``+`` (see ``micrograd.viz.chains``), its numbers the engine's.
 
     >>> from micrograd import Value
     >>> w = Value(0.5); L = w * 3
     >>> graph_model(L, names={w: "layer.w"}).names[w]
     'layer.w'
     """
+    if not isinstance(expand_dot, bool):
+        raise TypeError(f"{what}: expand_dot must be True or False, got {expand_dot!r}")
     order = graph_order(roots, max_nodes, what, advice)
     outputs = as_values(roots, f"{what}: root")
     param_set = as_values(params, f"{what}: params")
+    hidden = hidden_starts(order, outputs)
+    chains = {v: chain_of(v, hidden) for v in order if expand_dot and expandable(v, hidden)}
+    if chains:  # each chain's links just before its node: after its operands, a forward order still
+        order = [w for v in order for w in (*(chains[v].links if v in chains else ()), v)]
     return GraphModel(
-        hidden=hidden_starts(order, outputs),
+        hidden=hidden,
+        chains=chains,
         outputs=tuple(v for v in order if v in outputs),
         order=order,
         index={v: i for i, v in enumerate(order)},

@@ -97,12 +97,11 @@ def _num(x: float) -> list[str]:
     return [fmt(x), repr(float(x))]
 
 
-def _rule_in_words(v: Value, has_rule: bool) -> str:
+def _rule_in_words(v: Value, has_rule: bool, op: str) -> str:
     if not v.children:
         return ""
     if not has_rule:
         return _NO_RULE
-    op = v.op
     if op in RULES_IN_WORDS:
         return RULES_IN_WORDS[op]
     if op.startswith("**") and len(v.children) == 1:
@@ -122,14 +121,14 @@ def trace_data(model: GraphModel, trace: BackwardTrace) -> dict[str, Any]:
                 "id": f"n{i}",
                 "name": names[v],
                 "label": v.label,
-                "op": v.op,
+                "op": model.op(v),
                 "role": model.roles[v],
                 "data": _num(v.data),
                 "grad": _num(trace.grads[v]),
                 "operands": [index[c] for c in model.operands(v)],
-                "expr": expression(v, names, model.operands(v)) if v.children else "",
+                "expr": expression(v, names, model.operands(v), model.op(v)) if v.children else "",
                 "hidden": v in model.hidden,
-                "rule": _rule_in_words(v, rules.get(v, True)),
+                "rule": _rule_in_words(v, rules.get(v, True), model.op(v)),
                 "dname": d_of(names[root], names[v]),
             }
         )

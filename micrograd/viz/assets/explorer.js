@@ -399,6 +399,25 @@
     add("grad", `${nd.dname} = ${nd.grad[1]}`);
     if (nd.operands.length) add("rule", nd.rule);
     box.appendChild(dl);
+    // A sum or a dot: the same graph with it drawn as the lecture's chain of * and + (or back)
+    const other = D.other;
+    if (other && String(i) in other.nodes) {
+      const b = el("button", { "data-mg": "chain", type: "button" }, other.button);
+      b.addEventListener("click", () => swap(other.nodes[String(i)]));
+      box.appendChild(b);
+    }
+  }
+
+  // Show the page's other view (D.other.html: the same graph, its sums and dots drawn the other
+  // way), node j picked there; a page that is itself the other view goes back by loading again.
+  function swap(j) {
+    controls.pause();
+    resized.disconnect();
+    if (D.other.html === null) { location.reload(); return; }
+    const html = D.other.html.replace('id="mg-data">{"pick":-1,', `id="mg-data">{"pick":${Number(j)},`);
+    document.open();
+    document.write(html);
+    document.close();
   }
   function boxName(j) { return j === 0 ? "the whole graph" : B[j].name; }
 
@@ -645,7 +664,8 @@
   // notebook's output frame can run this script before the frame is laid out (every box then
   // measures 0, in the docs' notebook pages about one load in six, and no resize event follows
   // when it is), and it can be resized by hand. The panel's own moves (p) leave the window alone.
-  new ResizeObserver(() => { if (arrangedFor() !== arranged) arrange(); }).observe(pane);
+  const resized = new ResizeObserver(() => { if (arrangedFor() !== arranged) arrange(); });
+  resized.observe(pane);
   // Break-it mode tells the page what it changed: the wrong gradients to show ("mg-buggy-grads",
   // {i: text} or null), and a header or panel of another size ("mg-relayout").
   document.addEventListener("mg-buggy-grads", (e) => { buggy = e.detail; show(frame); });
@@ -662,6 +682,7 @@
     bind();
   }
   arrange();
+  if ((D.pick ?? -1) >= 0) goTo(D.pick);  // the node whose button opened this view
   // Once loaded, the current step is brought into view again: a frame (a notebook's output) is
   // scrolled back to its start when it finishes loading.
   window.addEventListener("load", () => { reveal(svg.querySelector(".mg-current")); dodge(); }, { once: true });
