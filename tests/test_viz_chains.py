@@ -200,3 +200,13 @@ def test_the_page_offers_the_other_view_only_where_it_has_one() -> None:
     page = explore(micrograd.sum([a, b, c]) * 2).html
     assert "show as the lecture's chain" in page and "<script>alert(1)" not in page
     assert "show as the lecture" not in explore(a * b + c).html  # nothing to expand
+
+
+def test_a_dot_node_is_named_by_its_sum_of_products_in_both_views() -> None:
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2, b = Value(-3.0, label="w1"), Value(1.0, label="w2"), Value(0.5, label="b")
+    n = weighted_sum([x1, x2], [w1, w2], start=b)
+    for expand in (False, True):
+        assert graph_model(n, expressions=True, expand_dot=expand).names[n] == "b + x1*w1 + x2*w2"
+    no_start = weighted_sum([x1 + w1, x2], [w2, w1])  # its start of 0 adds nothing
+    assert graph_model(no_start, expressions=True).names[no_start] == "(x1 + w1)*w2 + x2*w1"

@@ -106,7 +106,8 @@ def names_of(
     (what a learner reads: ``explore``, ``explain``, ``draw_dot``, ``render``) a number the
     engine lifted into a leaf (the 2 of ``x * 2``) is named by the number, and a Value whose
     operands all have names by the expression a learner would write (``x1*w1``,
-    ``x1*w1 + x2*w2``, ``(a + b)*c``, ``tanh(n)``), up to ``MAX_EXPRESSION_NAME`` characters
+    ``x1*w1 + x2*w2``, ``(a + b)*c``, ``tanh(n)``; a ``dot`` node as its sum of products,
+    ``b + x1*w1 + x2*w2``), up to ``MAX_EXPRESSION_NAME`` characters
     (micrograd.sum's start of 0 adds nothing: the name leaves it out).  A label always wins: it
     is what the user wrote on that Value.
 
@@ -155,6 +156,13 @@ def _expression_name(v: Value, names: dict[Value, str], binds: dict[Value, int])
     def arg(c: Value, tighter_than: int) -> str:
         return names[c] if binds[c] > tighter_than else f"({names[c]})"
 
+    if op == "dot" and len(operands) >= 3 and len(operands) % 2 == 1:  # weighted_sum: start, ws, xs
+        n = len(operands) // 2
+        start, pairs = operands[0], zip(operands[1 : n + 1], operands[n + 1 :])
+        terms = [f"{arg(w, 1)}*{arg(x, 2)}" for w, x in pairs]
+        if not (start.op == CONSTANT and start.data == 0.0):  # its start of 0 adds nothing
+            terms.insert(0, arg(start, 0))
+        return " + ".join(terms), 1
     if op in _BINDS and (len(operands) == 2 or op in ("+", "*")):
         k = _BINDS[op]
         glue = f" {op} " if k == 1 else op
