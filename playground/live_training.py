@@ -318,8 +318,12 @@ class LiveTraining:
         if s.regularization == "none" or s.reg_rate == 0.0:
             return None
         if s.regularization == "l2":
-            return weighted_sum(self._weights, self._weights) * s.reg_rate  # sum of w*w, one node
-        return micrograd.sum([w.abs() for w in self._weights]) * s.reg_rate
+            term = weighted_sum(self._weights, self._weights) * s.reg_rate  # sum of w*w, one node
+        else:
+            term = micrograd.sum([w.abs() for w in self._weights]) * s.reg_rate
+        # named as the hinge loss is: "Explore this step" shows the loss as hinge + penalty
+        term.label = "penalty"
+        return term
 
     def loss(self, batch: Sequence[int] | None = None) -> Value:
         """The hinge loss (micrograd's demo loss) over ``batch`` (indices; all training points by

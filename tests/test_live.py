@@ -168,6 +168,10 @@ def test_regularization_adds_the_weights_norm_times_its_rate() -> None:
     t.update(regularization="l1")
     assert t.loss().data == pytest.approx(data + 0.5 * sum(abs(w.data) for w in weights))
     loss = t.loss()
+    # the explorer names the loss by the functions that made it, as a learner would write it
+    from micrograd.viz.graph_model import names_of
+
+    assert names_of(topological_order(loss), expressions=True)[loss] == "hinge + penalty"
     t.optimizer.zero_grad()
     loss.backward()
     biases = [n.b for layer in t.model.layers for n in layer.neurons]

@@ -17,6 +17,7 @@ import pytest
 
 from micrograd import Value, explain, explore, topological_order
 from micrograd.viz import backward_steps
+from micrograd.viz.graph_model import graph_model
 from tests.browser_support import browser, console_errors, needs_browser, screenshot
 from tests.explore_graphs import GRAPHS, explain_steps, operand_line
 
@@ -90,10 +91,12 @@ def test_every_backward_step_shows_explains_numbers_and_the_running_gradients(
     out = io.StringIO()
     explain(root, file=out)
     steps = explain_steps(out.getvalue())
-    order = topological_order(root)
+    # every Value is drawn but micrograd.sum's start of 0 (ids stay positions in the forward order)
+    hidden = graph_model(root).hidden
+    order = [v for v in topological_order(root) if v not in hidden]
+    ids = {v: f"n{i}" for i, v in enumerate(topological_order(root))}
     page = explore(root, tmp_path / f"{name}.html")
     open_page(browser, page)
-    ids = {v: f"n{i}" for i, v in enumerate(order)}
 
     # It opens at the start of the backward pass: every value shown, every gradient blank.
     s = state(browser)
@@ -169,18 +172,23 @@ def test_forward_mode_shows_the_values_in_topological_order(browser: Any, tmp_pa
 
     root = GRAPHS["reused"]()
     assert root is not None
-    order = topological_order(root)
+    # micrograd.sum's start of 0 is not drawn, nor a stop, nor counted
+    hidden = graph_model(root).hidden
+    assert len(hidden) == 1
+    order = [(f"n{i}", v) for i, v in enumerate(topological_order(root)) if v not in hidden]
     open_page(browser, explore(root, tmp_path / "forward.html"))
     press(browser, Keys.HOME)
     s = state(browser)
     assert s["where"] == f"forward: 0 of {len(order)} Values"
     assert {tuple(f) for f in s["fields"].values()} == {("data", "grad")}
-    for i in range(len(order)):
+    for i, (key, _) in enumerate(order):
         press(browser, Keys.ARROW_RIGHT)
         s = state(browser)
-        assert f"n{i}" in s["current"]
-        assert [s["fields"][f"n{j}"][0] for j in range(len(order))] == [
-            f"data {fmt(w.data)}" if j <= i else "data" for j, w in enumerate(order)
+        assert key in s["current"]
+        if i < len(order) - 1:
+            assert s["where"] == f"forward: {i + 1} of {len(order)} Values"
+        assert [s["fields"][k][0] for k, _ in order] == [
+            f"data {fmt(w.data)}" if j <= i else "data" for j, (_, w) in enumerate(order)
         ]
         if i == len(order) // 2:
             screenshot(browser, tmp_path, "explorer-forward")
@@ -459,6 +467,8 @@ def test_a_batchs_loss_of_thousands_of_values_opens_and_steps(browser: Any, tmp_
         browser.find_element("id", "last").click()
         s = state(browser)
         ids = {v: f"n{i}" for i, v in enumerate(order)}
-        assert all(s["fields"][ids[v]][1] == f"grad {fmt(trace.grads[v])}" for v in order)
+        drawn = [v for v in order if v not in graph_model(loss, max_nodes=None).hidden]
+        assert len(drawn) == len(order) - 1 and len(s["fields"]) == len(drawn)
+        assert all(s["fields"][ids[v]][1] == f"grad {fmt(trace.grads[v])}" for v in drawn)
     finally:
         browser.set_window_size(1400, 900)

@@ -202,7 +202,8 @@ def test_dot_source_is_deterministic_within_and_across_processes() -> None:
         )
         outputs.add(run.stdout)
     assert len(outputs) == 1
-    assert "n0 [label=" in outputs.pop()
+    # ids are positions in the forward order: n0, sum's start of 0, is not drawn, n1 is x0
+    assert 'n1 [label="{ x0 |' in outputs.pop()
 
 
 def test_node_limit_error_says_how_many_and_what_to_do() -> None:
@@ -552,16 +553,23 @@ def test_an_n_ary_sum_is_drawn_and_explained_operand_by_operand() -> None:
     s = micrograd.sum([a, b, a])  # start 0.0, then a + b + a, as ONE node
     s.label = "s"
     src = draw_dot(s).source
+    # the start of 0 (n0) adds nothing: it is not drawn, nor explained; the graph keeps it
     assert re.findall(r"^\t(\S+) -> (\S+)", src, flags=re.M) == [
-        ("n0", "n3_op"),
         ("n1", "n3_op"),
         ("n2", "n3_op"),
         ("n1", "n3_op"),
         ("n3_op", "n3"),
     ]
+    assert not re.search(r"^\tn0 ", src, flags=re.M) and len(s._prev) == 4
     text = explained(s)
-    assert "s = 0 + a + b + a  data 7.0000" in text  # the start, named by its value
+    assert "s = a + b + a  data 7.0000" in text
+    assert "through 3 Values" in text and "\n    0 " not in text
     assert "ds/da = 2.0000" in text and "ds/db = 1.0000" in text
+    # a start that adds something is drawn, as an operand like the others
+    t = micrograd.sum([a, b], start=1.5)
+    t.label = "t"
+    assert re.findall(r"^\t(\S+) -> (\S+)", draw_dot(t).source, flags=re.M)[0] == ("n0", "n3_op")
+    assert "t = 1.5 + a + b  data 6.5000" in explained(t)
 
 
 def test_explain_of_a_leaf_and_of_a_hand_built_node() -> None:

@@ -53,10 +53,12 @@ def _fields(v: Value, name: str) -> list[str]:
     return [name, f"data {fmt(v.data)}", f"grad {fmt(v.grad)}"]
 
 
-def value_items(v: Value, key: str, name: str, fill: str, dashed: bool = False) -> list[Item]:
-    """``v``'s record and, for a result, its op's ellipse before it."""
+def value_items(
+    v: Value, key: str, name: str, fill: str, dashed: bool = False, op: str | None = None
+) -> list[Item]:
+    """``v``'s record and, for a result, its op's ellipse before it (``op``: as drawn, else ``v.op``)."""
     record = Item(key, "record", _fields(v, name), fill, dashed)
-    return [Item(f"{key}_op", "op", [v.op or "?"]), record] if v.children and not dashed else [record]
+    return [Item(f"{key}_op", "op", [op or v.op or "?"]), record] if v.children and not dashed else [record]
 
 
 def graph_items(model: GraphModel) -> tuple[list[Item], list[tuple[str, str]]]:
@@ -65,10 +67,12 @@ def graph_items(model: GraphModel) -> tuple[list[Item], list[tuple[str, str]]]:
     items: list[Item] = []
     edges: list[tuple[str, str]] = []
     for v in model.order:
+        if v in model.hidden:
+            continue
         key = model.id(v)
-        items += value_items(v, key, model.names[v], COLOURS[model.roles[v]])
+        items += value_items(v, key, model.names[v], COLOURS[model.roles[v]], op=model.op(v))
         if v.children:
-            edges += [(model.id(c), f"{key}_op") for c in v.children]
+            edges += [(model.id(c), f"{key}_op") for c in model.operands(v)]
             edges.append((f"{key}_op", key))
     return items, edges
 
@@ -135,11 +139,13 @@ def view_items(
             edges[(source(i), key)] = None
     for i in boxes[view].members:
         v = order[i]
+        if v in model.hidden:
+            continue
         key = f"n{i}"
-        for item in value_items(v, key, model.names[v], COLOURS[model.roles[v]]):
+        for item in value_items(v, key, model.names[v], COLOURS[model.roles[v]], op=model.op(v)):
             items[item.key], first[item.key] = item, i - (0.25 if item.kind == "op" else 0.0)
         if v.children:
-            for c in v.children:
+            for c in model.operands(v):
                 edges[(source(index[c]), f"{key}_op")] = None
             edges[(f"{key}_op", key)] = None
     return _topological(items, first, list(edges)), list(edges)

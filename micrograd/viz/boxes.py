@@ -241,7 +241,7 @@ def _connect(model: GraphModel, boxes: list[Box], where: Places) -> None:
     index = model.index
     for i, v in enumerate(model.order):
         inside_v = chains[home[i]]
-        for c in v.children:
+        for c in model.operands(v):
             j = index[c]
             inside_c = inside[home[j]]
             for b in inside_v:

@@ -142,6 +142,7 @@ def draw_dot(
     max_nodes: int | None = DEFAULT_MAX_NODES,
     params: Iterable[Value] | None = None,
     model: object = None,
+    expand_dot: bool = False,
 ) -> Any:
     """The graph that computed ``root`` as a ``graphviz.Digraph``.
 
@@ -152,7 +153,9 @@ def draw_dot(
     a label you set wins).  The DOT text is deterministic:
     nodes are named by their position in the forward order, so the same graph
     gives byte-identical ``.source`` on every run.  More than ``max_nodes``
-    Values raise ``GraphTooLargeError`` (``max_nodes=None``: no limit).
+    Values raise ``GraphTooLargeError`` (``max_nodes=None``: no limit).  ``expand_dot``: every
+    ``dot`` node and every sum of three terms or more drawn as the lecture's chain of ``*`` and
+    ``+`` nodes, with the engine's numbers (see ``explore``).
 
     >>> from micrograd import Value
     >>> x = Value(3.0, label="x"); y = x * x; y.label = "y"
@@ -165,7 +168,9 @@ def draw_dot(
     if rankdir not in RANKDIRS:
         raise ValueError(f"draw_dot: rankdir must be one of {', '.join(RANKDIRS)}; got {rankdir!r}")
     names = model_names(model, "draw_dot")
-    graph = graph_model(root, params, max_nodes, "draw_dot", names=names, expressions=True)
+    graph = graph_model(
+        root, params, max_nodes, "draw_dot", names=names, expressions=True, expand_dot=expand_dot
+    )
     return dot_graph(graph, format, rankdir)
 
 
@@ -181,6 +186,8 @@ def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR", stack
         edge_attr={"arrowsize": "0.6"},
     )
     for v in model.order:
+        if v in model.hidden:
+            continue
         fields = f"{_escape(model.names[v], True)} | data {fmt(v.data)} | grad {fmt(v.grad)}"
         # rankdir LR lays a record's fields out top to bottom; braces turn them side by side
         label = fields if stacked else f"{{ {fields} }}"
@@ -190,10 +197,10 @@ def dot_graph(model: GraphModel, format: str = "png", rankdir: str = "LR", stack
         if v.children:
             op_id = model.id(v) + "_op"
             # ordering=in keeps the in-edges, hence the operands, in the order they are listed.
-            op = graphviz.nohtml(_escape(v.op or "?", False))
+            op = graphviz.nohtml(_escape(model.op(v) or "?", False))
             size = "11" if stacked else "10"
             dot.node(op_id, label=op, shape="ellipse", fillcolor="#f1f3f5", ordering="in", fontsize=size)
-            for child in v.children:
+            for child in model.operands(v):
                 dot.edge(model.id(child), op_id)
             dot.edge(op_id, model.id(v))
     return dot
@@ -328,7 +335,8 @@ def graphviz_svg(model: GraphModel, timeout: float) -> str:
     if start < 0:
         raise RuntimeError("explore: Graphviz's `dot` wrote no SVG")
     svg = re.sub(r"<!--.*?-->\n?", "", svg[start:], flags=re.S)
-    missing = [f"n{i}" for i in range(n) if f"<title>n{i}</title>" not in svg]
+    drawn = [i for i, v in enumerate(model.order) if v not in model.hidden]
+    missing = [f"n{i}" for i in drawn if f"<title>n{i}</title>" not in svg]
     if missing:
         raise RuntimeError(f"explore: the laid-out graph lacks the nodes {missing[:5]}")
     return svg
@@ -469,9 +477,8 @@ def explain(
     if not isinstance(root, Value):
         raise TypeError(f"explain() needs a Value, got {type(root).__name__}: {root!r}")
     names_given = model_names(model, "explain")
-    trace = graph_model(
-        root, max_nodes=max_nodes, what="explain", names=names_given, expressions=True
-    ).backward()
+    model = graph_model(root, max_nodes=max_nodes, what="explain", names=names_given, expressions=True)
+    trace = model.backward()
     out = sys.stdout if file is None else file
     names = trace.names
     r = names[root]
@@ -480,14 +487,16 @@ def explain(
         return d_of(names[num], names[den])
 
     header = (
-        f"Backpropagation from {r} = {fmt(root.data)} through {len(trace.order)} Values, in backward order."
+        f"Backpropagation from {r} = {fmt(root.data)} through {len(trace.order) - len(model.hidden)} Values, "
+        "in backward order."
     )
     print(header, file=out)
     print("Each operand receives: local derivative * upstream gradient (contributions add up).", file=out)
     for step in trace.steps:
         v, g = step.node, step.upstream
         upstream = f"{d(root, v)} = {fmt(g)}" + (" (the seed)" if v is root else "")
-        print(f"\n{names[v]} = {expression(v, names)}  data {fmt(v.data)}  upstream {upstream}", file=out)
+        written = expression(v, names, model.operands(v), model.op(v))
+        print(f"\n{names[v]} = {written}  data {fmt(v.data)}  upstream {upstream}", file=out)
         if not step.has_rule:
             print("    (built by hand, without a derivative rule: gradients stop here)", file=out)
             continue
@@ -498,7 +507,7 @@ def explain(
                 f" * {fmt(g)} = {fmt(c.contribution)}  {d(root, c.operand)} so far {fmt(c.total)}",
                 file=out,
             )
-    leaves = [v for v in trace.order if not v.children and v is not root]
+    leaves = [v for v in trace.order if not v.children and v is not root and v not in model.hidden]
     if leaves:
         print(f"\nGradients of {r} with respect to the leaves:", file=out)
         width = max(len(names[v]) for v in leaves)

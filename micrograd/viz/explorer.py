@@ -57,6 +57,7 @@ from ..files import write_atomically
 from ..scopes import Recording
 from . import page as pages
 from .boxes import boxes_of, recorded_any, runs_of
+from .chains import chain_of, expandable
 from .dot import AUTO_GRAPHVIZ_SECONDS, GraphvizTimeoutError, graphviz_svg
 from .graph_model import GraphModel, graph_model, model_names, recorded_names
 from .layout import box_svgs, graph_svg
@@ -125,10 +126,19 @@ EXPLORE_ADVICE = (
 )
 
 
-def _check(root: object, layout_timeout: object, layout: object, scopes: object, mistake: object) -> None:
+def _check(
+    root: object, layout_timeout: object, layout: object, scopes: object, mistake: object, expand_dot: object
+) -> None:
     """Refuse what ``explore`` cannot use, saying what it needs instead."""
     if mistake is not None:
         check_mistake(mistake, "explore")
+    if not isinstance(expand_dot, bool):
+        raise TypeError(f"explore: expand_dot must be True or False, got {expand_dot!r}")
+    if expand_dot and (scopes is not None or mistake is not None):
+        raise ValueError(
+            "explore: expand_dot=True draws the chains on a graph without boxes or break-it mode; "
+            "leave out scopes= and mistake= (or expand_dot)"
+        )
     if not isinstance(root, Value):
         raise TypeError(f"explore() needs a Value, got {type(root).__name__}: {root!r}")
     if (
@@ -238,32 +248,87 @@ def page(
     mistake: str | None = None,
     named: object = None,
     examples: bool = True,
+    expand_dot: bool = False,
+    other_view: bool = True,
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
     after the other: graph model, (boxes), layout, page.  Names: a label, else the name ``named``
     (``explore``'s ``model=``) gives a parameter, else the name of a parameter of a Module called
     in ``scopes``.  ``examples``: offer, for each mistake that changes nothing here, the page of a
-    small graph where it does (``mistake_examples``)."""
-    _check(root, layout_timeout, layout, scopes, mistake)
+    small graph where it does (``mistake_examples``).  ``expand_dot``: sums and dots drawn as the
+    lecture's chains; ``other_view``: the page also carries the other way of drawing them (see
+    ``_other_view``), a click away."""
+    _check(root, layout_timeout, layout, scopes, mistake, expand_dot)
     names = recorded_names(scopes) | model_names(named, "explore")  # model= wins over discovered
-    model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names, expressions=True)
+    model = graph_model(
+        root, params, max_nodes, "explore", EXPLORE_ADVICE, names, expressions=True, expand_dot=expand_dot
+    )
     trace = model.backward()
     data = trace_data(model, trace)
-    breakit = breakit_data(model, trace.grads, mistake)
-    if examples:
+    if not other_view:  # the other view of a page: the node to pick at its start, set by the click
+        data = {"pick": -1, **data}
+    breakit = None if expand_dot else breakit_data(model, trace.grads, mistake)
+    if examples and breakit is not None:
         _offer_examples(breakit)
+    other = None
+    if scopes is None and mistake is None:  # (a page in boxes or in break-it mode has no chains)
+        other = _other_view(model, other_view, root, params, layout, layout_timeout, title, named)
+    if other is not None:
+        data["other"] = other
     note = _unrecorded(model, scopes)
     if scopes is not None and not note:
         boxes = boxes_of(model, scopes)
         svgs = box_svgs(model, boxes)
         pages.boxes_data(boxes, runs_of(model, boxes, trace), svgs, data)
-        _boxes_for_breakit(breakit, data)
+        if breakit is not None:
+            _boxes_for_breakit(breakit, data)
         svg = svgs[0]
     else:
         svg, said = _picture(model, layout, float(layout_timeout))
         note = note or said
     heading = pages.heading(model, title)
     return Explorer(pages.explorer_page(model, data, svg, heading, note, breakit), heading)
+
+
+#: The chain's button on a node, by the view the page shows (one node, or its chain)
+CHAIN_BUTTONS = ("show as the lecture's chain", "show as one node")
+
+
+def _other_view(
+    model: GraphModel,
+    offered: bool,
+    root: Value,
+    params: Iterable[Value] | None,
+    layout: str,
+    layout_timeout: float,
+    title: str | None,
+    named: object,
+) -> dict[str, Any] | None:
+    """The other way of drawing this graph's sums and dots (as their chains, or as one node each),
+    for the button the page shows on such a node: ``html``, that page (None where ``offered`` is
+    False: the page was itself that other view, and its button reloads the first); ``nodes``,
+    each such node's id here -> its id there; ``button``, the button's text.  None where the graph
+    has no node to draw the other way, or where the chains would make it larger than Graphviz lays
+    out (``GRAPHVIZ_UP_TO``: two pages of a large graph would be slow to make and to load)."""
+    expanded = bool(model.chains)
+    nodes = list(model.chains) if expanded else [v for v in model.order if expandable(v, model.hidden)]
+    if not nodes:
+        return None
+    links = sum(len(chain_of(v, model.hidden).links) for v in nodes) if not expanded else 0
+    if len(model.order) + links > GRAPHVIZ_UP_TO:
+        return None
+    html_ = None
+    if offered:
+        other = page(
+            root, params, None, layout_timeout, title, layout, None, None, named, False, not expanded, False
+        )
+        html_ = other.html
+    there = graph_model(root, params, None, expressions=True, expand_dot=not expanded).index
+    return {
+        "html": html_,
+        "button": CHAIN_BUTTONS[expanded],
+        "nodes": {str(model.index[v]): there[v] for v in nodes},
+    }
 
 
 @overload
@@ -279,6 +344,7 @@ def explore(
     scopes: Recording | None = None,
     mistake: str | None = None,
     model: object = None,
+    expand_dot: bool = False,
 ) -> Explorer: ...
 
 
@@ -295,6 +361,7 @@ def explore(
     scopes: Recording | None = None,
     mistake: str | None = None,
     model: object = None,
+    expand_dot: bool = False,
 ) -> Path: ...
 
 
@@ -310,6 +377,7 @@ def explore(
     scopes: Recording | None = None,
     mistake: str | None = None,
     model: object = None,
+    expand_dot: bool = False,
 ) -> Explorer | Path:
     """Step through the forward and backward pass of ``root``'s graph in a browser (see the module docstring).
 
@@ -332,6 +400,11 @@ def explore(
     with ``scopes=``, the Modules called at the top of the recording name theirs without it.
     A label you set on a Value always wins.  ``.grad`` is left alone: the page's gradients come
     from the ops' rules, as ``explain``.
+    ``expand_dot``: every ``dot`` node (``micrograd.ops.weighted_sum``) and every sum of three
+    terms or more (``micrograd.sum``; a neuron's ``w·x + b``, ``micrograd.dot``) drawn as the
+    lecture's chain of ``*`` and ``+`` nodes, its values and gradients the engine's bit for bit
+    (``micrograd.viz.chains``); a graph of up to 300 Values can switch on the page too, with the
+    button on such a node.
 
     >>> from nn import MLP
     >>> model = MLP(2, [1], seed=0)
@@ -355,6 +428,7 @@ def explore(
         scopes=scopes,
         mistake=mistake,
         named=model,
+        expand_dot=expand_dot,
     )
     if path is None:
         return explorer

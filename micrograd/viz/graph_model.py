@@ -23,12 +23,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import Value, backpropagate, vjp
 from ..func.reverse import topological_order
 from ..scopes import Recording
+from .chains import Chain, chain_of, chain_steps, expandable
 
 Roots = Value | Sequence[Value]
 
@@ -105,7 +106,8 @@ def names_of(
     (what a learner reads: ``explore``, ``explain``, ``draw_dot``, ``render``) a number the
     engine lifted into a leaf (the 2 of ``x * 2``) is named by the number, and a Value whose
     operands all have names by the expression a learner would write (``x1*w1``,
-    ``x1*w1 + x2*w2``, ``(a + b)*c``, ``tanh(n)``), up to ``MAX_EXPRESSION_NAME`` characters
+    ``x1*w1 + x2*w2``, ``(a + b)*c``, ``tanh(n)``; a ``dot`` node as its sum of products,
+    ``b + x1*w1 + x2*w2``), up to ``MAX_EXPRESSION_NAME`` characters
     (micrograd.sum's start of 0 adds nothing: the name leaves it out).  A label always wins: it
     is what the user wrote on that Value.
 
@@ -154,6 +156,13 @@ def _expression_name(v: Value, names: dict[Value, str], binds: dict[Value, int])
     def arg(c: Value, tighter_than: int) -> str:
         return names[c] if binds[c] > tighter_than else f"({names[c]})"
 
+    if op == "dot" and len(operands) >= 3 and len(operands) % 2 == 1:  # weighted_sum: start, ws, xs
+        n = len(operands) // 2
+        start, pairs = operands[0], zip(operands[1 : n + 1], operands[n + 1 :])
+        terms = [f"{arg(w, 1)}*{arg(x, 2)}" for w, x in pairs]
+        if not (start.op == CONSTANT and start.data == 0.0):  # its start of 0 adds nothing
+            terms.insert(0, arg(start, 0))
+        return " + ".join(terms), 1
     if op in _BINDS and (len(operands) == 2 or op in ("+", "*")):
         k = _BINDS[op]
         glue = f" {op} " if k == 1 else op
@@ -256,10 +265,13 @@ def d_of(num: str, den: str) -> str:
     return f"d{num if len(num) == 1 else f'({num})'}/d{den if len(den) == 1 else f'({den})'}"
 
 
-def expression(v: Value, names: dict[Value, str]) -> str:
-    """``v``'s op written out with its operands' names: ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
-    args = [names[c] for c in v.children]
-    op = v.op or "?"
+def expression(
+    v: Value, names: dict[Value, str], operands: Sequence[Value] | None = None, op: str | None = None
+) -> str:
+    """``v``'s op written out with its operands' names (``operands`` and ``op``: as drawn, by
+    default all its children and its own op): ``a * b``, ``ReLU(c)``, ``c**2``, ``#0 + a + b``."""
+    args = [names[c] for c in (v.children if operands is None else operands)]
+    op = op or v.op or "?"
     if (op in _INFIX and len(args) == 2) or (op in ("+", "*") and len(args) > 2):  # n-ary: micrograd.sum
         return f" {op} ".join(args)
     if op.startswith("**") and len(args) == 1:
@@ -322,9 +334,24 @@ def backward_steps(root: Value, max_nodes: int | None = DEFAULT_MAX_NODES) -> Ba
     return graph_model(root, max_nodes=max_nodes, what="backward_steps").backward()
 
 
-def walk(root: Value, order: list[Value], names: dict[Value, str]) -> BackwardTrace:
-    """The engine's own backward pass from ``root`` (``order``: its graph), observed step by step."""
+def walk(
+    root: Value,
+    order: list[Value],
+    names: dict[Value, str],
+    hidden: frozenset[Value] = frozenset(),
+    chains: Mapping[Value, Chain] | None = None,
+) -> BackwardTrace:
+    """The engine's own backward pass from ``root`` (``order``: its graph), observed step by step;
+    what a ``hidden`` operand receives is left out of the steps (its total is kept); the step of a
+    node in ``chains`` is shown as its chain's steps (``chains.chain_steps``), the engine's numbers."""
     steps: list[BackwardStep] = []
+    chains = chains or {}
+    link_grads: dict[Value, Any] = {}
+
+    def chain_step(v: Value, g: float, parts: list[tuple[Value, float, float, float]]) -> None:
+        link_grads[v] = g
+        kept = tuple(Contribution(*part) for part in parts if part[0] not in hidden)
+        steps.append(BackwardStep(v, g, kept, True))
 
     def record(v: Value, g: float, received: Sequence[Any] | None, grads: dict[Value, Any]) -> None:
         """One step of the engine's own backward pass, as it happens, with the local derivatives."""
@@ -339,11 +366,43 @@ def walk(root: Value, order: list[Value], names: dict[Value, str]) -> BackwardTr
             before = now[child] if child in now else grads[child]  # (None: nothing yet)
             now[child] = contrib if before is None else before + contrib  # as the engine adds it
             parts.append(Contribution(child, 0.0 if loc is None else loc, contrib, now[child]))
-        steps.append(BackwardStep(v, g, tuple(parts), True))
+        if v in chains:
+            chain_steps(chains[v], g, [(c.local, c.contribution, c.total) for c in parts], chain_step)
+            return
+        steps.append(BackwardStep(v, g, tuple(c for c in parts if c.operand not in hidden), True))
 
     grads = backpropagate({root: 1.0}, observe=record)
+    grads.update(link_grads)
     totals = {v: 0.0 if grads[v] is None else grads[v] for v in order}
     return BackwardTrace(root, order, names, steps, totals)
+
+
+def hidden_starts(order: Sequence[Value], outputs: set[Value]) -> frozenset[Value]:
+    """The start values of ``micrograd.sum`` (and ``dot``) the pictures leave out: a constant 0 the
+    engine made for one ``+`` node, its first operand, and used nowhere else.  It adds nothing, so
+    drawn it would only be a lone ``0`` starting every loss; the graph keeps it, every number is the
+    engine's.
+
+    >>> import micrograd
+    >>> from micrograd import Value
+    >>> a, b = Value(1.0), Value(2.0)
+    >>> s = micrograd.sum([a, b])
+    >>> hidden_starts([s._prev[0], a, b, s], {s}) == {s._prev[0]}
+    True
+    """
+    uses: dict[Value, int] = {}
+    for v in order:
+        for c in v.children:
+            uses[c] = uses.get(c, 0) + 1
+    found = set()
+    for v in order:
+        if v.op != "+" or len(v.children) < 2:
+            continue
+        start = v.children[0]
+        made_for_it = start.op == CONSTANT and not start.children and uses[start] == 1
+        if made_for_it and start.data == 0.0 and start not in outputs:
+            found.add(start)
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -358,6 +417,23 @@ class GraphModel:
     names: dict[Value, str]
     roles: dict[Value, str]
 
+    #: Values the pictures leave out: micrograd.sum's start of 0 (see ``hidden_starts``)
+    hidden: frozenset[Value] = frozenset()
+    #: nodes drawn as the lecture's chain of ``*`` and ``+`` (``graph_model(..., expand_dot=True)``);
+    #: their chains' links are in ``order``, just before them
+    chains: Mapping[Value, Chain] = field(default_factory=dict)
+
+    def operands(self, v: Value) -> list[Value]:
+        """``v``'s operands as the pictures draw them: its children but the hidden ones (a node
+        drawn as a chain: its last ``+``'s two)."""
+        if v in self.chains:
+            return list(self.chains[v].operands)
+        return [c for c in v.children if c not in self.hidden]
+
+    def op(self, v: Value) -> str:
+        """``v``'s op as the pictures draw it (a node drawn as a chain: its last ``+``)."""
+        return "+" if v in self.chains else v.op
+
     def id(self, v: Value) -> str:
         """``v``'s id in every picture: ``n<i>``, its position in the forward order."""
         return f"n{self.index[v]}"
@@ -366,7 +442,7 @@ class GraphModel:
         """Backpropagation from the one output, step by step (the ``.grad`` fields are left alone)."""
         if len(self.outputs) != 1:
             raise ValueError(f"a backward pass starts from one output, this graph has {len(self.outputs)}")
-        return walk(self.outputs[0], self.order, self.names)
+        return walk(self.outputs[0], self.order, self.names, self.hidden, self.chains)
 
 
 def graph_model(
@@ -377,21 +453,33 @@ def graph_model(
     advice: str = PICTURE_ADVICE,
     names: Mapping[Value, str] | None = None,
     expressions: bool = False,
+    expand_dot: bool = False,
 ) -> GraphModel:
     """The ``GraphModel`` of the graph that computed ``roots``; ``params`` marks the leaves drawn
     as parameters; ``names`` names unlabelled Values (``model_names``: a model's parameters), and
     ``expressions`` the rest by the expression a learner would write (see ``names_of``);
     more than ``max_nodes`` Values raise ``GraphTooLargeError`` naming ``what`` and giving ``advice``.
+    ``expand_dot``: every ``dot`` node (``weighted_sum``) and every sum of three terms or more
+    (``micrograd.sum``, a neuron's ``micrograd.dot``) drawn as the lecture's chain of ``*`` and
+    ``+`` (see ``micrograd.viz.chains``), its numbers the engine's.
 
     >>> from micrograd import Value
     >>> w = Value(0.5); L = w * 3
     >>> graph_model(L, names={w: "layer.w"}).names[w]
     'layer.w'
     """
+    if not isinstance(expand_dot, bool):
+        raise TypeError(f"{what}: expand_dot must be True or False, got {expand_dot!r}")
     order = graph_order(roots, max_nodes, what, advice)
     outputs = as_values(roots, f"{what}: root")
     param_set = as_values(params, f"{what}: params")
+    hidden = hidden_starts(order, outputs)
+    chains = {v: chain_of(v, hidden) for v in order if expand_dot and expandable(v, hidden)}
+    if chains:  # each chain's links just before its node: after its operands, a forward order still
+        order = [w for v in order for w in (*(chains[v].links if v in chains else ()), v)]
     return GraphModel(
+        hidden=hidden,
+        chains=chains,
         outputs=tuple(v for v in order if v in outputs),
         order=order,
         index={v: i for i, v in enumerate(order)},

@@ -97,12 +97,11 @@ def _num(x: float) -> list[str]:
     return [fmt(x), repr(float(x))]
 
 
-def _rule_in_words(v: Value, has_rule: bool) -> str:
+def _rule_in_words(v: Value, has_rule: bool, op: str) -> str:
     if not v.children:
         return ""
     if not has_rule:
         return _NO_RULE
-    op = v.op
     if op in RULES_IN_WORDS:
         return RULES_IN_WORDS[op]
     if op.startswith("**") and len(v.children) == 1:
@@ -122,13 +121,14 @@ def trace_data(model: GraphModel, trace: BackwardTrace) -> dict[str, Any]:
                 "id": f"n{i}",
                 "name": names[v],
                 "label": v.label,
-                "op": v.op,
+                "op": model.op(v),
                 "role": model.roles[v],
                 "data": _num(v.data),
                 "grad": _num(trace.grads[v]),
-                "operands": [index[c] for c in v.children],
-                "expr": expression(v, names) if v.children else "",
-                "rule": _rule_in_words(v, rules.get(v, True)),
+                "operands": [index[c] for c in model.operands(v)],
+                "expr": expression(v, names, model.operands(v), model.op(v)) if v.children else "",
+                "hidden": v in model.hidden,
+                "rule": _rule_in_words(v, rules.get(v, True), model.op(v)),
                 "dname": d_of(names[root], names[v]),
             }
         )
@@ -232,7 +232,7 @@ def explorer_page(
     show under the keys, e.g. why the built-in layout drew the graph; ``breakit``: break-it mode's
     data (``mistakes.page_data``), shown by ``breakit.js`` (None: no break-it control)."""
     payload = _script_json(data)
-    count = f"{len(model.order):,} Values, {len(data['steps']):,} backward steps"
+    count = f"{len(model.order) - len(model.hidden):,} Values, {len(data['steps']):,} backward steps"
     shown = (
         f'\n  <p class="mg-note" role="note" style="margin: 4px 0; color: #8a5300">{html.escape(note)}</p>'
         if note

@@ -7,6 +7,10 @@
   // Frames: 0 = nothing computed; 1..N = forward, node i-1 appears; N+1..N+S = backward step;
   // N+S+1 = done (every gradient). The page opens at the start of the backward pass (frame N).
   const LAST = N + S + 1;
+  // Values drawn among the first f of the forward order (micrograd.sum's start of 0 is not drawn,
+  // nor counted: "forward: 3 of 7 Values" counts what the picture shows).
+  const drawnBefore = [0];
+  D.nodes.forEach((nd, i) => drawnBefore.push(drawnBefore[i] + (nd.hidden ? 0 : 1)));
   let frame = N, zoom = 1;
   // Break-it mode (breakit.js) names the Values its buggy backward gets wrong, with the gradient
   // that code prints: at the end of the backward pass their records show that one, marked ✗.
@@ -70,7 +74,7 @@
       drawnAs[i] = standIn(i);
       let b = B ? D.nodes[i].box : 0;
       while (B && b >= 0 && b !== view) b = B[b].parent;
-      inView[i] = b === view;
+      inView[i] = b === view && !D.nodes[i].hidden;  // micrograd.sum's start: not drawn, no stop
       const g = groups["n" + i];
       if (g) fields[i] = readFields(g, D.nodes[i]);
     }
@@ -212,7 +216,7 @@
     else if (frame <= N) forwardPanel(panel, shown);
     else if (frame === LAST) donePanel(panel);
     else backwardPanel(panel, k);
-    $("where").textContent = $("where").title = frame < N ? `forward: ${shown} of ${N} Values` :
+    $("where").textContent = $("where").title = frame < N ? `forward: ${drawnBefore[shown]} of ${drawnBefore[N]} Values` :
       frame === N ? `forward done · backward: 0 of ${S} steps` :
       frame === LAST ? `backward done: every gradient` : `backward: step ${k + 1} of ${S}`;
     $("prev").disabled = frame === 0; $("next").disabled = frame === LAST;
@@ -389,7 +393,7 @@
     const tb = el("table", { "data-mg": "leaves" });
     tb.appendChild(row(["leaf", "data", "gradient"], "th"));
     D.nodes.forEach((nd, i) => {
-      if (nd.operands.length || i === D.root) return;
+      if (nd.operands.length || i === D.root || nd.hidden) return;
       const tr = row([nd.name, nd.data[0], nd.grad[0]]);
       tr.setAttribute("data-mg", "leaf");
       tb.appendChild(tr);
@@ -415,6 +419,25 @@
     add("grad", `${nd.dname} = ${nd.grad[1]}`);
     if (nd.operands.length) add("rule", nd.rule);
     box.appendChild(dl);
+    // A sum or a dot: the same graph with it drawn as the lecture's chain of * and + (or back)
+    const other = D.other;
+    if (other && String(i) in other.nodes) {
+      const b = el("button", { "data-mg": "chain", type: "button" }, other.button);
+      b.addEventListener("click", () => swap(other.nodes[String(i)]));
+      box.appendChild(b);
+    }
+  }
+
+  // Show the page's other view (D.other.html: the same graph, its sums and dots drawn the other
+  // way), node j picked there; a page that is itself the other view goes back by loading again.
+  function swap(j) {
+    controls.pause();
+    resized.disconnect();
+    if (D.other.html === null) { location.reload(); return; }
+    const html = D.other.html.replace('id="mg-data">{"pick":-1,', `id="mg-data">{"pick":${Number(j)},`);
+    document.open();
+    document.write(html);
+    document.close();
   }
   function boxName(j) { return j === 0 ? "the whole graph" : B[j].name; }
 
@@ -661,7 +684,8 @@
   // notebook's output frame can run this script before the frame is laid out (every box then
   // measures 0, in the docs' notebook pages about one load in six, and no resize event follows
   // when it is), and it can be resized by hand. The panel's own moves (p) leave the window alone.
-  new ResizeObserver(() => { if (arrangedFor() !== arranged) arrange(); }).observe(pane);
+  const resized = new ResizeObserver(() => { if (arrangedFor() !== arranged) arrange(); });
+  resized.observe(pane);
   // Break-it mode tells the page what it changed: the wrong gradients to show ("mg-buggy-grads",
   // {i: text} or null), and a header or panel of another size ("mg-relayout").
   document.addEventListener("mg-buggy-grads", (e) => { buggy = e.detail; show(frame); });
@@ -678,6 +702,7 @@
     bind();
   }
   arrange();
+  if ((D.pick ?? -1) >= 0) goTo(D.pick);  // the node whose button opened this view
   // Once loaded, the current step is brought into view again: a frame (a notebook's output) is
   // scrolled back to its start when it finishes loading.
   window.addEventListener("load", () => { reveal(svg.querySelector(".mg-current")); revealStep(); dodge(); },
