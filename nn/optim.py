@@ -4,7 +4,10 @@ Each holds the parameter list and, per parameter, its state (momentum buffer,
 Adam moments).  ``step()`` updates ``p.data`` from ``p.grad``; ``zero_grad()``
 resets the gradients; ``lr`` may be changed between steps (schedules).  The
 float operations follow PyTorch's single-tensor CPU implementations, so a step
-agrees with ``torch.optim`` in float64 to rounding.
+agrees with ``torch.optim`` in float64 to rounding.  With numpy installed, ``step()``
+runs them on arrays of all the parameters at once, the same operations per element in
+the same order (the scalar loop's numbers, bit for bit), on the arrays a compiled step
+of the same parameters hands on (``micrograd.compiler.flat``); ``.data`` is set either way.
 """
 
 from __future__ import annotations
