@@ -167,7 +167,8 @@ class SGD(Optimizer):
         if nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum > 0 and zero dampening")
         self.nesterov = bool(nesterov)
-        self.momentum_buffers: list[float | None] = [None] * len(self.params)
+        # floats (None before the first step), or (after the numpy path, ``_array_step``) a float64 array
+        self.momentum_buffers: Any = [None] * len(self.params)
 
     def step(self) -> None:
         """One update of every parameter from its ``.grad``."""
