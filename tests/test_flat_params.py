@@ -200,3 +200,18 @@ def test_the_arrays_follow_the_values_and_are_shared_by_the_same_list() -> None:
     assert flat.data() is None  # (no array: the caller's scalar path says what is wrong)
     b.grad = 4
     assert flat.grad().tolist() == [0.0, 4.0]
+
+
+@pytest.mark.parametrize("kind", ["adam", "sgd"])
+def test_an_optimizer_whose_list_was_changed_steps_the_values_it_holds_now(kind: str) -> None:
+    def run(fast: bool) -> list[float]:
+        a, b, c = Value(1.0), Value(2.0), Value(3.0)
+        opt = make(kind, [a, b], fast)
+        for v, g in ((a, 0.5), (b, -1.0), (c, 2.0)):
+            v.grad = g
+        opt.step()
+        opt.params[1] = c  # (in place: the arrays are of the old list)
+        opt.step()
+        return [a.data, b.data, c.data]
+
+    assert bits(run(True)) == bits(run(False))
