@@ -360,7 +360,7 @@ def _floats(np: Any, xs: list[Any]) -> Any:
         return None
     try:
         return np.frombuffer(struct.pack(f"{len(xs)}d", *xs))
-    except OverflowError:  # an int past the floats: the loop raises it
+    except (OverflowError, struct.error):  # an int past the floats: the loop raises it
         return None
 
 

@@ -215,3 +215,14 @@ def test_an_optimizer_whose_list_was_changed_steps_the_values_it_holds_now(kind:
         return [a.data, b.data, c.data]
 
     assert bits(run(True)) == bits(run(False))
+
+
+def test_an_int_past_the_floats_takes_the_scalar_loop_and_its_error() -> None:
+    a, b = Value(1.0), Value(2.0)
+    assert shared([a, b]).data() is not None
+    b.data = 10**400
+    assert shared([a, b]).data() is None
+    opt = make("sgd", [a, b], True)
+    a.grad = b.grad = 1.0
+    with pytest.raises(OverflowError):  # the loop's own: 10**400 times a float
+        opt.step()

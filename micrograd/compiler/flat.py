@@ -54,7 +54,7 @@ def packed(numbers: list[Any]) -> Any:
         return None
     try:
         return load_numpy().frombuffer(struct.pack(f"{len(numbers)}d", *numbers))
-    except OverflowError:  # an int past the floats
+    except (OverflowError, struct.error):  # an int past the floats (which error: by Python version)
         return None
 
 
