@@ -4,15 +4,20 @@ Each holds the parameter list and, per parameter, its state (momentum buffer,
 Adam moments).  ``step()`` updates ``p.data`` from ``p.grad``; ``zero_grad()``
 resets the gradients; ``lr`` may be changed between steps (schedules).  The
 float operations follow PyTorch's single-tensor CPU implementations, so a step
-agrees with ``torch.optim`` in float64 to rounding.
+agrees with ``torch.optim`` in float64 to rounding.  With numpy installed, ``step()``
+runs them on arrays of all the parameters at once, the same operations per element in
+the same order (the scalar loop's numbers, bit for bit), on the arrays a compiled step
+of the same parameters hands on (``micrograd.compiler.flat``); ``.data`` is set either way.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import operator
 import reprlib
 import struct
+import sys
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -95,6 +100,25 @@ class Optimizer:
         self.params = _parameter_list(params)
         self.lr = lr
         self.steps = 0
+        self._flat: Any = None  # the parameters as arrays (``_arrays``), made at the first numpy step
+
+    # Whether ``step`` may take the numpy path (``_array_step``): the same float operations, in the
+    # same order, on arrays of every parameter at once; False runs the scalar loop only.
+    fast = True
+
+    def _arrays(self) -> Any:
+        """The parameters' ``.data`` and ``.grad`` as arrays (``micrograd.compiler.flat``: shared
+        with a compiled step of the same parameters, so that neither packs what the other wrote),
+        or None without numpy."""
+        try:
+            from micrograd.compiler.flat import shared
+        except ImportError:  # pragma: no cover - numpy is a dependency of the compiled paths only
+            return None
+        flat = self._flat
+        params = self.params
+        if flat is None or len(flat.params) != len(params) or any(map(operator.is_not, flat.params, params)):
+            flat = self._flat = shared(self.params)  # (first step, or the list was changed since)
+        return flat
 
     @property
     def lr(self) -> float:
@@ -143,11 +167,20 @@ class SGD(Optimizer):
         if nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum > 0 and zero dampening")
         self.nesterov = bool(nesterov)
-        self.momentum_buffers: list[float | None] = [None] * len(self.params)
+        # floats (None before the first step), or (after the numpy path, ``_array_step``) a float64 array
+        self.momentum_buffers: Any = [None] * len(self.params)
 
     def step(self) -> None:
         """One update of every parameter from its ``.grad``."""
+        if not (self.fast and self._array_step()):
+            self._scalar_step()
+        self.steps += 1
+
+    def _scalar_step(self) -> None:
+        """The update, parameter by parameter, on Python floats: the definition."""
         lr, mu, wd = self.lr, self.momentum, self.weight_decay
+        if not isinstance(self.momentum_buffers, list):  # (after the numpy path: an array)
+            self.momentum_buffers = list(self.momentum_buffers.tolist())
         bufs = self.momentum_buffers
         for i, p in enumerate(self.params):
             g = p.grad
@@ -159,7 +192,33 @@ class SGD(Optimizer):
                 bufs[i] = buf
                 g = g + mu * buf if self.nesterov else buf
             p.data = p.data + -lr * g
-        self.steps += 1
+
+    def _array_step(self) -> bool:
+        """``_scalar_step`` on float64 arrays of all the parameters, each element through the loop's
+        float operations in its order, so the same numbers, bit for bit; False (nothing done)
+        without numpy or where a ``.grad`` or ``.data`` is not a plain number."""
+        flat = self._arrays()
+        g, data = (None, None) if flat is None else (flat.grad(), flat.data())
+        if g is None or data is None:
+            return False
+        np = sys.modules["numpy"]  # (loaded: the arrays are numpy's)
+        lr, mu, wd = self.lr, self.momentum, self.weight_decay
+        bufs: Any = self.momentum_buffers
+        if isinstance(bufs, list) and mu != 0 and any(b is not None for b in bufs):
+            found = _floats(np, bufs)  # (None for some, a number for others: the loop says what)
+            if found is None:
+                return False
+            bufs = found
+        with np.errstate(all="ignore"):  # inf and nan are numbers here, as in the loop
+            if wd != 0:
+                g = g + wd * data
+            if mu != 0:
+                buf = g if isinstance(bufs, list) else bufs * mu + (1 - self.dampening) * g
+                self.momentum_buffers = bufs = buf
+                g = g + mu * buf if self.nesterov else buf
+            data = data + -lr * g
+        flat.write_data(data)
+        return True
 
 
 class Adam(Optimizer):
@@ -203,10 +262,6 @@ class Adam(Optimizer):
         self.exp_avg: Any = [0.0] * n
         self.exp_avg_sq: Any = [0.0] * n
         self.max_exp_avg_sq: Any = [0.0] * n
-
-    # Whether ``step`` may take the numpy path (``_array_step``): the same float operations, in the
-    # same order, on arrays of every parameter at once; False runs the scalar loop only.
-    fast = True
 
     def step(self) -> None:
         """One update of every parameter from its ``.grad``."""
@@ -262,17 +317,15 @@ class Adam(Optimizer):
         numpy and Python), so the numbers are the loop's, bit for bit (but which nan two nans give,
         the hardware's choice of operand); ``.data`` is written once.
         False (nothing done) without numpy or where a ``.grad`` or ``.data`` is not a plain
-        number: the loop then runs as the definition.  On microgpt's 4,192 parameters it takes
-        two thirds of the loop's time (measured: 0.64 ms against 1.0 ms, best of 30; two thirds of
-        it reading ``.grad`` and ``.data``)."""
-        try:
-            import numpy as np
-        except ImportError:  # pragma: no cover - numpy is a dependency of the compiled paths only
-            return False
-        params = self.params
-        g, data = _floats(np, [p.grad for p in params]), _floats(np, [p.data for p in params])
+        number: the loop then runs as the definition.  The arrays are ``_arrays``': after a
+        compiled step of the same parameters, its very arrays, packed again only where a
+        ``.data`` or ``.grad`` was set since (reading and packing them was two thirds of this
+        path's time on microgpt's 4,192 parameters)."""
+        flat = self._arrays()
+        g, data = (None, None) if flat is None else (flat.grad(), flat.data())
         if g is None or data is None:
             return False  # (a Value, None, a numpy scalar: the loop says what it makes of it)
+        np = sys.modules["numpy"]  # (loaded: the arrays are numpy's)
         with np.errstate(all="ignore"):  # inf and nan are numbers here, as in the loop
             m, v, vmax = (
                 np.asarray(a, dtype=np.float64) for a in (self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq)
@@ -294,8 +347,7 @@ class Adam(Optimizer):
         if not denom.all():
             return False  # a zero denominator: the loop's ZeroDivisionError, nothing changed yet
         self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq = m, v, vmax
-        for p, x in zip(params, data.tolist()):
-            p.data = x
+        flat.write_data(data)  # (each .data set: read between steps, it is the current number)
         return True
 
 
@@ -308,7 +360,7 @@ def _floats(np: Any, xs: list[Any]) -> Any:
         return None
     try:
         return np.frombuffer(struct.pack(f"{len(xs)}d", *xs))
-    except OverflowError:  # an int past the floats: the loop raises it
+    except (OverflowError, struct.error):  # an int past the floats: the loop raises it
         return None
 
 

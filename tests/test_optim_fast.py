@@ -70,3 +70,54 @@ def test_a_grad_that_is_no_number_takes_the_scalar_loop() -> None:
     with pytest.raises(TypeError):  # the loop's own error, as before the numpy path
         opt.step()
     assert isinstance(opt.exp_avg, list)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"lr": 0.1},
+        {"lr": 0.05, "momentum": 0.9},
+        {"lr": 0.05, "momentum": 0.9, "dampening": 0.3, "weight_decay": 0.01},
+        {"lr": 0.02, "momentum": 0.8, "nesterov": True, "weight_decay": 0.1},
+    ],
+)
+@pytest.mark.parametrize("specials", [False, True])
+def test_sgd_array_path_is_the_scalar_loop_bit_for_bit(kwargs: dict, specials: bool) -> None:
+    rng = random.Random(f"sgd {kwargs} {specials}")
+    n, steps = 300, 40
+    start = [rng.gauss(0, 1) for _ in range(n)]
+    fast_ps, slow_ps = [Value(x) for x in start], [Value(x) for x in start]
+    fast, slow = optim.SGD(fast_ps, **kwargs), optim.SGD(slow_ps, **kwargs)
+    slow.fast = False
+    for step in range(steps):
+        grads = [rng.gauss(0, 10 ** rng.randint(-8, 3)) for _ in range(n)]
+        if specials:
+            for i in rng.sample(range(n), 8):
+                grads[i] = rng.choice(SPECIAL)
+        grads[0] = 0  # an int
+        for ps in (fast_ps, slow_ps):
+            for p, g in zip(ps, grads):
+                p.grad = g
+        fast.lr = slow.lr = 0.05 * (1 - step / steps)
+        fast.step()
+        slow.step()
+        assert isinstance(fast.momentum_buffers, list) is False or not fast.momentum
+        assert [bits(p.data) for p in fast_ps] == [bits(p.data) for p in slow_ps], step
+    if fast.momentum:
+        assert [bits(x) for x in fast.momentum_buffers.tolist()] == [bits(x) for x in slow.momentum_buffers]
+
+
+def test_sgd_goes_on_from_scalar_buffers_and_back() -> None:
+    ps, twins = [Value(1.0), Value(-2.0)], [Value(1.0), Value(-2.0)]
+    opt, ref = optim.SGD(ps, lr=0.1, momentum=0.9), optim.SGD(twins, lr=0.1, momentum=0.9)
+    ref.fast = False
+    for fast in (False, True, False, True):  # the buffers change form between the paths
+        opt.fast = fast
+        for p, q, g in zip(ps, twins, (0.5, -1.5)):
+            p.grad = q.grad = g
+        opt.step()
+        ref.step()
+        assert [p.data for p in ps] == [q.data for q in twins]
+    ps[1].grad = None  # type: ignore[assignment]
+    with pytest.raises(TypeError):  # the loop's own error
+        opt.step()

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .._core.bookkeeping import add_rows_into_grad
 from .errors import load_numpy
+from .flat import shared
 from .kernels import (
     CONTRIB,
     G_FIRST,
@@ -57,6 +57,8 @@ class CompiledStep:
         np = load_numpy()
         trace, layout = plan.trace, plan.layout
         self.params = tuple(trace.params)
+        # their .data and .grad as arrays, shared with an optimizer of the same parameters (flat.py)
+        self._flat = shared(self.params)
         self.model: HasParameters | None = None  # (compile(params=model), see watch) checked at every call
         self._changed: Callable[[], Sequence[Value] | None] | None = None
         self.input_shapes: tuple[tuple[int, ...], ...] = tuple(trace.shapes)
@@ -323,10 +325,14 @@ class CompiledStep:
 
     def _param_data(self, params: Sequence[Value] | None = None) -> Floats:
         """The parameters' current ``.data``, read at every call, in the order of their slots (or of
-        ``params``): packed as C doubles (a number converts as ``float()`` converts it), in half of
-        ``fromiter``'s time."""
+        ``params``): as the array ``flat.py`` keeps while no ``.data`` was set since (an
+        optimizer's, or this step's last), else packed as C doubles (a number converts as
+        ``float()`` converts it)."""
+        flat = self._flat.data()
+        if flat is not None:
+            return flat[self._slot_order] if params is None else flat.copy()  # type: ignore[no-any-return]
         params = self._slot_params if params is None else params
-        data = [p.data for p in params]
+        data = [p.data for p in params]  # (a numpy float, a bool: as float() converts them)
         try:
             packed = self._pack(*data)
         except (TypeError, ValueError, OverflowError, struct.error):
@@ -448,7 +454,7 @@ class CompiledStep:
         loss, grads = self(*inputs)
         # as backward() adds (a fresh 0.0 takes the gradient as it is, a sum of zeros adds it), into
         # the parameters the loss's graph holds only: another's .grad is left alone
-        add_rows_into_grad(self.params, grads[None, :], self.reached[None, :])
+        self._flat.add_grad(grads, self.reached)
         return loss
 
 

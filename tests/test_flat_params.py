@@ -1,0 +1,228 @@
+"""Compiled training on flat parameters (``micrograd.compiler.flat``): ``compile_loss()`` and the
+optimizers hand the parameters on as arrays, and the training is the eager one, bit for bit,
+with ``.data`` and ``.grad`` read and set between steps."""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+import warnings
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from micrograd import Value
+from nn import GPT, optim
+
+np = pytest.importorskip("numpy")
+
+from micrograd._core.bookkeeping import ZERO_SUM, add_rows_into_grad  # noqa: E402
+from micrograd.compiler import RetraceWarning  # noqa: E402
+from micrograd.compiler.flat import FlatParams, shared  # noqa: E402
+
+VOCAB, BLOCK = 4, 5
+
+
+def bits(xs: list[float]) -> list[bytes]:
+    return [b"nan" if math.isnan(x) else struct.pack("d", x) for x in xs]
+
+
+def docs(seed: int, n: int) -> list[list[int]]:
+    rng = random.Random(seed)
+    return [
+        [VOCAB - 1, *[rng.randrange(VOCAB - 1) for _ in range(rng.randint(1, BLOCK - 1))], VOCAB - 1]
+        for _ in range(n)
+    ]
+
+
+def pair(seed: int = 0) -> tuple[GPT, GPT]:
+    """Two copies of one small GPT: one to train compiled, one eagerly."""
+    return (
+        GPT(VOCAB, BLOCK, n_layer=1, n_embd=4, n_head=2, seed=seed),
+        GPT(VOCAB, BLOCK, n_layer=1, n_embd=4, n_head=2, seed=seed),
+    )
+
+
+def eager_backward(model: GPT, doc: list[int]) -> float:
+    """The eager loss and backward on the ids as Values (the graph ``compile_loss`` traces)."""
+    loss = model.loss([Value(float(t)) for t in doc])
+    loss.backward()
+    return loss.data
+
+
+def make(kind: str, params: list[Value], fast: bool) -> Any:
+    opt = (
+        optim.Adam(params, lr=0.05, betas=(0.85, 0.99), eps=1e-8)
+        if kind == "adam"
+        else optim.SGD(params, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)
+    )
+    opt.fast = fast
+    return opt
+
+
+@pytest.mark.parametrize("kind, steps", [("adam", 1000), ("sgd", 300)])
+def test_compiled_training_on_arrays_is_the_eager_training_bit_for_bit(kind: str, steps: int) -> None:
+    flat_model, eager_model = pair()
+    replay = flat_model.compile_loss()
+    flat_opt, eager_opt = (
+        make(kind, flat_model.parameters(), True),
+        make(kind, eager_model.parameters(), False),
+    )
+    for step, doc in enumerate(docs(1, steps)):
+        flat_opt.zero_grad()
+        eager_opt.zero_grad()
+        assert replay.backward(doc) == eager_backward(eager_model, doc), step
+        flat_opt.lr = eager_opt.lr = 0.05 * (1 - step / steps)
+        flat_opt.step()
+        eager_opt.step()
+        if step % 100 == 0 or step == steps - 1:
+            assert bits([p.data for p in flat_model.parameters()]) == bits(
+                [p.data for p in eager_model.parameters()]
+            ), step
+    assert flat_opt._flat is replay.traces[len(doc)]._flat  # (the step and the optimizer shared the arrays)
+    assert not isinstance(flat_opt.exp_avg if kind == "adam" else flat_opt.momentum_buffers, list)
+
+
+EDIT = st.tuples(
+    st.integers(0, 29),  # the step before which it happens
+    st.sampled_from(["data", "grad", "read"]),
+    st.integers(0, 10_000),  # which parameter (mod their count)
+    st.sampled_from([0.0, -0.0, 0.5, -3.0, 7, 1e-300]),
+)
+
+
+@settings(max_examples=12, deadline=None)
+@given(kind=st.sampled_from(["adam", "sgd"]), edits=st.lists(EDIT, max_size=8), seed=st.integers(0, 50))
+def test_data_and_grad_set_or_read_between_steps_take_effect(kind: str, edits: list[Any], seed: int) -> None:
+    flat_model, eager_model = pair(seed)
+    replay = flat_model.compile_loss()
+    flat_ps, eager_ps = flat_model.parameters(), eager_model.parameters()
+    flat_opt, eager_opt = make(kind, flat_ps, True), make(kind, eager_ps, False)
+    for step, doc in enumerate(docs(seed, 30)):
+        flat_opt.zero_grad()
+        eager_opt.zero_grad()
+        for at, what, which, x in edits:
+            if at == step and what == "data":  # as load_state_dict sets it
+                flat_ps[which % len(flat_ps)].data = eager_ps[which % len(eager_ps)].data = x
+        assert replay.backward(doc) == eager_backward(eager_model, doc), step
+        for at, what, which, x in edits:
+            if at == step and what == "grad":  # clipping a gradient, between backward and step
+                flat_ps[which % len(flat_ps)].grad = eager_ps[which % len(eager_ps)].grad = x
+            if at == step and what == "read":
+                assert bits([flat_ps[which % len(flat_ps)].grad]) == bits(
+                    [eager_ps[which % len(eager_ps)].grad]
+                )
+        flat_opt.step()
+        eager_opt.step()
+        assert bits([p.data for p in flat_ps]) == bits([p.data for p in eager_ps]), step
+
+
+def test_a_replaced_parameter_still_retraces_with_a_warning_and_training_goes_on_exact() -> None:
+    flat_model, eager_model = pair(3)
+    replay = flat_model.compile_loss()
+    flat_opt, eager_opt = (
+        make("adam", flat_model.parameters(), True),
+        make("adam", eager_model.parameters(), False),
+    )
+    for step, doc in enumerate(docs(3, 20)):
+        if step == 10:  # the same new Value in each: the optimizers are made again for it
+            flat_model.wte.weight[0][0] = Value(0.25)
+            eager_model.wte.weight[0][0] = Value(0.25)
+            flat_opt = make("adam", flat_model.parameters(), True)
+            eager_opt = make("adam", eager_model.parameters(), False)
+        flat_opt.zero_grad()
+        eager_opt.zero_grad()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert replay.backward(doc) == eager_backward(eager_model, doc)
+        assert any(issubclass(w.category, RetraceWarning) for w in caught) == (step == 10)
+        flat_opt.step()
+        eager_opt.step()
+        assert bits([p.data for p in flat_model.parameters()]) == bits(
+            [p.data for p in eager_model.parameters()]
+        )
+
+
+def test_a_compiled_step_given_the_model_still_refuses_a_replaced_parameter() -> None:
+    import micrograd
+    from micrograd.compiler import ReplacedParameterError
+
+    model, _ = pair()
+    step = micrograd.compile(lambda xs: model.loss(list(xs)), (np.array([3.0, 0.0, 3.0]),), params=model)
+    opt = make("adam", model.parameters(), True)
+    step.backward(np.array([3.0, 1.0, 3.0]))
+    opt.step()
+    model.lm_head.weight[1][2] = Value(1.0)
+    with pytest.raises(ReplacedParameterError, match="lm_head"):
+        step.backward(np.array([3.0, 1.0, 3.0]))
+
+
+GRAD = st.sampled_from([0.0, -0.0, 1.5, -2.0, math.inf, math.nan, 1e-310])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    start=st.lists(st.sampled_from(["fresh", "-fresh", "sum", 0.75, -0.0, 3]), min_size=1, max_size=6),
+    data=st.data(),
+)
+def test_add_grad_is_add_rows_into_grad(start: list[Any], data: Any) -> None:
+    n = len(start)
+    grads = np.array(data.draw(st.lists(GRAD, min_size=n, max_size=n)))
+    reached = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    zero = float("0")  # one fresh object, as zero_grad() leaves in every .grad
+    minus = -zero
+
+    def fill() -> list[Value]:
+        vs = [Value(1.0) for _ in range(n)]
+        for v, s in zip(vs, start):
+            v.grad = {"fresh": zero, "-fresh": minus, "sum": ZERO_SUM}.get(s, s)  # type: ignore[call-overload]
+        return vs
+
+    flat_vs, ref_vs = fill(), fill()
+    FlatParams(flat_vs).add_grad(grads, reached)
+    add_rows_into_grad(ref_vs, grads[None, :], reached[None, :])
+    assert bits([v.grad for v in flat_vs]) == bits([v.grad for v in ref_vs])
+    assert [v.grad is ZERO_SUM for v in flat_vs] == [v.grad is ZERO_SUM for v in ref_vs]
+    assert [type(v.grad) for v in flat_vs] == [type(v.grad) for v in ref_vs]
+
+
+def test_the_arrays_follow_the_values_and_are_shared_by_the_same_list() -> None:
+    a, b = Value(1.0), Value(2.0)
+    flat = shared([a, b])
+    assert shared((a, b)) is flat and shared([b, a]) is not flat
+    assert flat.data().tolist() == [1.0, 2.0] and not flat.data().flags.writeable
+    a.data = -0.0  # a new float object, the same number to ==: read again
+    assert bits(flat.data().tolist()) == bits([-0.0, 2.0])
+    b.data = "two"  # type: ignore[assignment]
+    assert flat.data() is None  # (no array: the caller's scalar path says what is wrong)
+    b.grad = 4
+    assert flat.grad().tolist() == [0.0, 4.0]
+
+
+@pytest.mark.parametrize("kind", ["adam", "sgd"])
+def test_an_optimizer_whose_list_was_changed_steps_the_values_it_holds_now(kind: str) -> None:
+    def run(fast: bool) -> list[float]:
+        a, b, c = Value(1.0), Value(2.0), Value(3.0)
+        opt = make(kind, [a, b], fast)
+        for v, g in ((a, 0.5), (b, -1.0), (c, 2.0)):
+            v.grad = g
+        opt.step()
+        opt.params[1] = c  # (in place: the arrays are of the old list)
+        opt.step()
+        return [a.data, b.data, c.data]
+
+    assert bits(run(True)) == bits(run(False))
+
+
+def test_an_int_past_the_floats_takes_the_scalar_loop_and_its_error() -> None:
+    a, b = Value(1.0), Value(2.0)
+    assert shared([a, b]).data() is not None
+    b.data = 10**400
+    assert shared([a, b]).data() is None
+    opt = make("sgd", [a, b], True)
+    a.grad = b.grad = 1.0
+    with pytest.raises(OverflowError):  # the loop's own: 10**400 times a float
+        opt.step()
