@@ -117,7 +117,7 @@ class Cuts:
         for i, grp in enumerate(groups):
             members = [value_at[s] for s in range(grp.start, grp.stop)]
             if grp.fn is None:
-                terms = np.vectorize(lambda s: tags[value_at[s]], otypes=[np.intp])(grp.args[0])
+                terms = np.vectorize(lambda s: tags.get(value_at[s], ALWAYS), otypes=[np.intp])(grp.args[0])
                 outer = np.array([tags[v] == ALWAYS for v in members])
                 if ((terms != ALWAYS) & outer[None, :]).any():
                     if grp.shared:

@@ -16,8 +16,8 @@ from typing import Any
 
 from ..engine import Value
 from .errors import load_numpy
-from .graph import Graph
-from .group_nodes import GroupKey, Template
+from .graph import Graph, Term
+from .group_nodes import GroupKey, Pads, Template, merged_arity
 from .kernels import C_FIRST, CONTRIB, G_FIRST, GRADS, GVALS, Edge, Gather, Group, as_block, as_index
 from .sharing import Sharing
 from .slots import Layout
@@ -30,8 +30,11 @@ class Router:
     contribution slot of each gathered edge; ``prefixed``: parameters whose last contribution
     goes straight in, after their shared ones (see ``after_shared``)."""
 
-    def __init__(self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool) -> None:
+    def __init__(
+        self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool, pads: Pads | None = None
+    ) -> None:
         self.graph, self.sharing, self.layout, self.batched = graph, sharing, layout, batched
+        self.pads = pads  # (what merged groups pad their nodes' operands with: group_nodes.Pads)
         incoming: defaultdict[Value, list[int]] = defaultdict(list)  # (no empty list made per edge)
         needs = graph.needs_grad.get
         for v in graph.computed:
@@ -73,10 +76,11 @@ class Router:
             return None
         return Edge(G_FIRST if True in read_first else GVALS, [self.layout.slot[c] for c in targets])
 
-    def gathered(self, ranks: Iterable[int], narrow: bool) -> Edge:
-        """Contribution slots for the edges ``ranks``, in order (to be gathered)."""
+    def gathered(self, ranks: Iterable[int | None], narrow: bool) -> Edge:
+        """Contribution slots for the edges ``ranks``, in order (to be gathered); a rank None (a
+        merged group's pad, or an operand that needs no gradient) gets a slot no gather reads."""
         start, ranks = self.n_contrib, list(ranks)
-        self.edge_slot.update(zip(ranks, count(start)))
+        self.edge_slot.update((r, s) for r, s in zip(ranks, count(start)) if r is not None)
         self.n_contrib += len(ranks)
         return Edge(C_FIRST if narrow else CONTRIB, slice(start, self.n_contrib))
 
@@ -97,7 +101,12 @@ class Router:
         cannot go straight into one block of contribution slots."""
         np, slot = load_numpy(), self.layout.slot
         grp = Group(None, (), start, start + len(members))
-        cols = [self.graph.operands[v] for v in members]
+        cols: list[list[Term]] = [self.graph.operands[v] for v in members]
+        arity = merged_arity(key)
+        if arity:  # (merged: every node's terms padded with -0.0, a pad's rank None)
+            assert self.pads is not None
+            pad = Term(self.pads.minus_zero, 1.0, None)  # type: ignore[arg-type]
+            cols = [col + [pad] * (arity - len(col)) for col in cols]
         grp.args = [np.array([[slot[t.value] for t in col] for col in cols], dtype=np.intp).T.copy()]
         signs = np.array([[t.sign for t in col] for col in cols]).T.copy()
         # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
@@ -112,7 +121,8 @@ class Router:
         by_kind: dict[int, tuple[list[int], list[Any]]] = {}
         gathered_terms: list[int] = []
         for t, row in enumerate(rows):
-            to = self.straight([term.value for term in row], [term.rank for term in row])
+            padded = any(term.rank is None for term in row)
+            to = None if padded else self.straight([term.value for term in row], [term.rank for term in row])
             if to is None:
                 gathered_terms.append(t)
             else:
@@ -130,20 +140,29 @@ class Router:
         """An op's group: one index array of slots per operand, and one edge per operand."""
         np, slot, rank = load_numpy(), self.layout.slot, self.graph.rank
         assert key.op is not None
+        prevs: list[Sequence[Value]] = [v._prev for v in members]
+        # each node's rank of each operand's edge (None: a merged group's pad)
+        ranks_of: list[list[int | None]] = [list(range(rank[v], rank[v] + len(v._prev))) for v in members]
+        arity = merged_arity(key)
+        if arity:  # merged: every node's operands padded (group_nodes.Pads)
+            assert self.pads is not None
+            pad = self.pads.operands
+            template = tuple((True, k) for k in range(arity))
+            prevs = [pad(key.op, p, arity) for p in prevs]
+            ranks_of = [pad(key.op, r, arity, None) for r in ranks_of]
         grp = Group(key.op, template, start, start + len(members))
         grp.needs = tuple(key.needs[v] if is_operand else False for is_operand, v in grp.template)
         at = slot.__getitem__  # (one row of slots per node, then transposed: an index array per operand)
-        grp.args = list(np.array([list(map(at, v._prev)) for v in members], dtype=np.intp).T.copy())
+        grp.args = list(np.array([list(map(at, p)) for p in prevs], dtype=np.intp).T.copy())
         # the engine's ops never write into their operands: views of consecutive rows will do
         grp.rows = [as_index(np, a) for a in grp.args] if key.op.builtin else grp.args
-        operands = list(zip(*(v._prev for v in members)))  # operand k of every member
-        bases = [rank[v] for v in members]
+        operands = list(zip(*prevs))  # operand k of every member
         for k, flag in enumerate(key.needs):
             if not flag:
                 grp.edges.append(None)
                 continue
-            ranks = [b + k for b in bases]
-            to = self.straight(operands[k], ranks)
+            ranks = [rs[k] for rs in ranks_of]
+            to = None if None in ranks else self.straight(operands[k], ranks)  # type: ignore[arg-type]
             grp.edges.append(
                 to._replace(rows=as_index(np, to.rows)) if to else self.gathered(ranks, key.narrow)
             )
