@@ -80,6 +80,10 @@ def test_the_groups_of_several_counts_of_operands_run_as_one() -> None:
     assert ops(plain).count("max (detached)") == T and ops(padded).count("max (detached)") == 1
     assert ops(plain).count("dot") == T and ops(padded).count("dot") == 1
     assert len(padded.groups) <= len(plain.groups) - 3 * (T - 1)
+    # the keys' and values' gradients, from 1..5 later positions: one gather each, padded with -0.0
+    gathers = lambda plan: sorted(g.slots.shape for gs in plan.gathers.values() for g in gs)  # noqa: E731
+    assert len(gathers(padded)) <= len(gathers(plain)) - 2 * (T - 1)
+    assert padded.pad_slot >= 0 and plain.pad_slot == -1
 
 
 numbers = st.one_of(st.floats(-3.0, 3.0, allow_nan=False), st.sampled_from(SPECIAL))

@@ -45,6 +45,7 @@ class Plan:
     graph: Graph | None = None
     edge_slot: dict[int, int] = field(default_factory=dict)
     prefixed: list[Value] = field(default_factory=list)
+    pad_slot: int = -1  # a contribution slot that holds -0.0, which merged gathers pad with; -1: none
 
     @property
     def levels(self) -> int:
@@ -62,7 +63,9 @@ def make_plan(
     """The plan of ``trace``'s replay; ``batched``: one row of numbers per sample.  The optional
     passes: ``share`` (batched only) computes once what the samples share, ``layout`` places
     operands so that ops read them as views, ``pad`` merges the groups of a level that differ
-    only in their count of operands (``group_nodes.pad_groups``).  Turned off, the numbers are the same.
+    only in their count of operands (``group_nodes.pad_groups``), and the gathers of a level that
+    differ only in their count of contributions (``Router.merge_counts``).  Turned off, the
+    numbers are the same.
 
     >>> from micrograd.compiler.trace import trace
     >>> w = Value(0.5)
@@ -78,7 +81,7 @@ def make_plan(
         keys = pad_groups(keys, groups, pads)
     lead = place_blocks(keys, groups, graph) if layout else {}
     slots = assign_slots(graph, keys, groups, lead, reading_order=layout, pads=pads.constants())
-    router = Router(graph, sharing, slots, batched, pads)
+    router = Router(graph, sharing, slots, batched, pads if pad else None)
     built = [(key.level, router.group(key, groups[key], templates)) for key in keys]
     # Gathers: each node whose contributions went to contribution slots sums them.
     has_slot = router.edge_slot.__contains__
@@ -103,6 +106,7 @@ def make_plan(
         graph,
         router.edge_slot,
         router.prefixed,
+        router.pad_slot,
     )
     np = load_numpy()
     with np.errstate(all="ignore"):

@@ -4,7 +4,8 @@ Each group becomes a ``Group`` bound to its slots.  For every edge whose operand
 a gradient, the backward sends the contribution either straight into the gradient of
 its target (a node used once, or a parameter's last use after shared ones) or into a
 contribution slot; a ``Gather`` then adds up each node's contribution slots in the
-eager order.
+eager order (the gathers of a level that differ only in their count of contributions as
+one, each node's padded with a slot that holds -0.0, which adds nothing: ``merge_counts``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ class Router:
         self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool, pads: Pads | None = None
     ) -> None:
         self.graph, self.sharing, self.layout, self.batched = graph, sharing, layout, batched
-        self.pads = pads  # (what merged groups pad their nodes' operands with: group_nodes.Pads)
+        # what merged groups pad their nodes' operands with (group_nodes.Pads); None: merge nothing
+        self.pads = pads
         incoming: defaultdict[Value, list[int]] = defaultdict(list)  # (no empty list made per edge)
         needs = graph.needs_grad.get
         for v in graph.computed:
@@ -45,6 +47,7 @@ class Router:
         self.edge_slot: dict[int, int] = {}  # rank -> contribution slot
         self.n_contrib = 0
         self.prefixed: list[Value] = []
+        self.pad_slot = -1  # (made when gathers are merged) a contribution slot that holds -0.0
 
     def after_shared(self, c: Value, r: int) -> bool:
         """(Batched) edge ``r`` is parameter ``c``'s last contribution, the only one that differs
@@ -186,9 +189,55 @@ class Router:
                 # into the parameters' gradients: whole rows; into nodes': one column if shared
                 wide = bool(into) or v not in sharing.narrow
                 buckets.setdefault((graph.level.get(v, 0), kinds, wide), []).append(v)
-        for (level, kinds, wide), members in buckets.items():
-            slot_of = self.edge_slot.__getitem__
-            slots = np.array([list(map(slot_of, sorted(incoming[v]))) for v in members], dtype=np.intp)
+        slot_of = self.edge_slot.__getitem__
+        for (level, kinds, wide), members in (
+            self.merge_counts(buckets) if self.pads and not into else buckets.items()
+        ):
+            uses = len(kinds)
+            slots = np.array(
+                [
+                    [*map(slot_of, sorted(incoming[v])), *[self.pad_slot] * (uses - len(incoming[v]))]
+                    for v in members
+                ],
+                dtype=np.intp,
+            )
             gather = Gather(as_index(np, [target[v] for v in members]), slots.T.copy(), kinds, wide)
             gather.into = into
             yield level, gather
+
+    def merge_counts(
+        self, buckets: dict[tuple[Any, ...], list[Value]], waste: float = 2.0
+    ) -> list[tuple[tuple[Any, ...], list[Value]]]:
+        """The buckets of one level and width whose contributions no sample shares, merged across
+        their counts of contributions while the merged one adds at most ``waste`` times the numbers
+        (as ``group_nodes.pad_groups`` merges groups): each node's slots padded to the most with
+        ``pad_slot``, a contribution slot that holds -0.0, which adds nothing."""
+        families: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        for key in buckets:
+            level, kinds, wide = key
+            if kinds and not any(kinds):
+                families.setdefault((level, wide), []).append(key)
+        out = dict(buckets)
+        for family in families.values():
+            family.sort(key=lambda k: len(k[1]))
+            runs: list[list[tuple[Any, ...]]] = []
+            for key in family:
+                run = [*runs[-1], key] if runs else []
+                most = len(run[-1][1]) if run else 0
+                if run and most * sum(len(buckets[k]) for k in run) <= waste * sum(
+                    len(k[1]) * len(buckets[k]) for k in run
+                ):
+                    runs[-1].append(key)
+                else:
+                    runs.append([key])
+            for run in runs:
+                if len(run) < 2:
+                    continue
+                if self.pad_slot < 0:
+                    self.pad_slot, self.n_contrib = self.n_contrib, self.n_contrib + 1
+                members = {v: None for k in run for v in buckets[k]}  # (each bucket in its order)
+                merged = (run[0][0], run[-1][1], run[0][2])
+                for k in run:
+                    del out[k]
+                out[merged] = list(members)
+        return list(out.items())
