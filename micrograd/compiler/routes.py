@@ -144,15 +144,15 @@ class Router:
         np, slot, rank = load_numpy(), self.layout.slot, self.graph.rank
         assert key.op is not None
         prevs: list[Sequence[Value]] = [v._prev for v in members]
-        # each node's rank of each operand's edge (None: a merged group's pad)
-        ranks_of: list[list[int | None]] = [list(range(rank[v], rank[v] + len(v._prev))) for v in members]
+        bases = [rank[v] for v in members]  # (operand k's edge: rank k after its node's)
+        ranks_of: list[list[int | None]] = []  # (merged) each node's operands' ranks, None for a pad
         arity = merged_arity(key)
         if arity:  # merged: every node's operands padded (group_nodes.Pads)
             assert self.pads is not None
             pad = self.pads.operands
             template = tuple((True, k) for k in range(arity))
             prevs = [pad(key.op, p, arity) for p in prevs]
-            ranks_of = [pad(key.op, r, arity, None) for r in ranks_of]
+            ranks_of = [pad(key.op, range(b, b + len(v._prev)), arity, None) for b, v in zip(bases, members)]
         grp = Group(key.op, template, start, start + len(members))
         grp.needs = tuple(key.needs[v] if is_operand else False for is_operand, v in grp.template)
         at = slot.__getitem__  # (one row of slots per node, then transposed: an index array per operand)
@@ -164,7 +164,7 @@ class Router:
             if not flag:
                 grp.edges.append(None)
                 continue
-            ranks = [rs[k] for rs in ranks_of]
+            ranks = [rs[k] for rs in ranks_of] if arity else [b + k for b in bases]
             to = None if None in ranks else self.straight(operands[k], ranks)  # type: ignore[arg-type]
             grp.edges.append(
                 to._replace(rows=as_index(np, to.rows)) if to else self.gathered(ranks, key.narrow)
