@@ -137,3 +137,16 @@ def test_with_and_without_the_pass_the_numbers_are_the_same(batched: bool) -> No
         loss, grads = step(xs)
         got.append(bits([loss, *grads.tolist()]))
     assert got[0] == got[1]
+
+
+def test_a_padded_max_of_operands_that_are_all_minus_inf_is_minus_inf() -> None:
+    """A max padded with -inf where every operand is -inf is -inf, as the op's loop gives: each
+    position's max is read by its own weight, whose gradient is that max."""
+    w = [Value(1.0) for _ in range(T)]
+    fn = lambda xs: micrograd.sum(w[t] * DetachedMax.apply(*list(xs)[: t + 1]) for t in range(T))  # noqa: E731
+    step = micrograd.compile(fn, (np.zeros(T),), w)
+    assert step.num_groups < len(make_plan(trace(fn, (np.zeros(T),), w), pad=False).groups)
+    xs = np.array([-math.inf] * T)
+    loss, grads = step(xs)
+    eager = fn([Value(x) for x in xs])
+    assert bits([loss, *grads.tolist()]) == bits([eager.data, *micrograd.grad(eager, w)])
