@@ -10,6 +10,8 @@ import struct
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import micrograd
 from micrograd import Value
@@ -159,3 +161,23 @@ def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(
     monkeypatch.undo()  # the grid only where it saves more than its extra calls cost
     assert dot_grid(np.array([[0, 0, 0, 0], [1, 2, 1, 2], [5, 5, 6, 6]])) is None
     assert dot_grid(np.array([[0, 0, 0, 0], [1, 2, 1, 2], [5, 5, 6, 6]]), width=4000) is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([*SPECIAL, 1.0, -1.0, 2.5]), min_size=1, max_size=7), min_size=1, max_size=9
+    )
+)
+def test_the_max_block_keeps_the_very_operand_the_ops_loop_keeps(columns: list[list[float]]) -> None:
+    """The whole-array max (fmax, then the first operand equal to it) against ``DetachedMax.forward``
+    on floats, column by column: the same bits, the sign of a zero and which nan included."""
+    from micrograd._core.context import Context
+    from micrograd.compiler.array_rules import max_block_forward
+
+    n = len(columns[0])
+    columns = [(c * n)[:n] for c in columns]  # (each column n operands)
+    block = np.array(columns, dtype=np.float64).T.copy()  # (operands, columns)
+    got = max_block_forward(Context((False,) * n, ()), block)
+    want = [DetachedMax.forward(Context((False,) * n, ()), *c) for c in columns]
+    assert np.asarray(got).view(np.int64).tolist() == np.array(want).view(np.int64).tolist()

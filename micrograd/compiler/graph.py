@@ -117,11 +117,11 @@ _new_term, flatten = tuple.__new__, _chain.from_iterable
 
 def levels_and_needs(graph: Graph) -> None:
     """Each computed node's level (1 + its deepest operand's) and whether a gradient reaches it."""
-    level, needs = graph.level, graph.needs_grad
+    level, needs, ops = graph.level, graph.needs_grad, graph.ops
     needs.update(dict.fromkeys(graph.trace.params, True))
     get_level, get_needs = level.get, needs.get
-    for v in graph.computed:
-        values = [t[0] for t in graph.operands[v]]
+    for v in graph.computed:  # (an op reads its operands: no list of its terms' values made)
+        values = v._prev if v in ops else [t[0] for t in graph.operands[v]]
         level[v] = 1 + max(map(get_level, values, repeat(0)))
         needs[v] = any(map(get_needs, values, repeat(False)))
 

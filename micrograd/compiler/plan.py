@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..engine import Value, vjp
 from .errors import HOW_TO_FIX, CompileError, load_numpy
 from .graph import Graph, read_graph
-from .group_nodes import group_nodes
+from .group_nodes import Pads, group_nodes, pad_groups
 from .kernels import Gather, Group
 from .routes import Router
 from .sharing import Sharing, shared_by_all_samples
@@ -45,6 +45,7 @@ class Plan:
     graph: Graph | None = None
     edge_slot: dict[int, int] = field(default_factory=dict)
     prefixed: list[Value] = field(default_factory=list)
+    pad_slot: int = -1  # a contribution slot that holds -0.0, which merged gathers pad with; -1: none
 
     @property
     def levels(self) -> int:
@@ -56,10 +57,15 @@ class Plan:
         return frozen_values(self.layout)
 
 
-def make_plan(trace: Trace, batched: bool = False, share: bool = True, layout: bool = True) -> Plan:
+def make_plan(
+    trace: Trace, batched: bool = False, share: bool = True, layout: bool = True, pad: bool = True
+) -> Plan:
     """The plan of ``trace``'s replay; ``batched``: one row of numbers per sample.  The optional
     passes: ``share`` (batched only) computes once what the samples share, ``layout`` places
-    operands so that ops read them as views.  Turned off, the numbers are the same.
+    operands so that ops read them as views, ``pad`` merges the groups of a level that differ
+    only in their count of operands (``group_nodes.pad_groups``), and the gathers of a level that
+    differ only in their count of contributions (``Router.merge_counts``).  Turned off, the
+    numbers are the same.
 
     >>> from micrograd.compiler.trace import trace
     >>> w = Value(0.5)
@@ -70,9 +76,12 @@ def make_plan(trace: Trace, batched: bool = False, share: bool = True, layout: b
     graph = read_graph(trace)
     sharing = shared_by_all_samples(graph) if batched and share else Sharing()
     keys, groups, templates = group_nodes(graph, sharing)
+    pads = Pads()
+    if pad:
+        keys = pad_groups(keys, groups, pads)
     lead = place_blocks(keys, groups, graph) if layout else {}
-    slots = assign_slots(graph, keys, groups, lead, reading_order=layout)
-    router = Router(graph, sharing, slots, batched)
+    slots = assign_slots(graph, keys, groups, lead, reading_order=layout, pads=pads.constants())
+    router = Router(graph, sharing, slots, batched, pads if pad else None)
     built = [(key.level, router.group(key, groups[key], templates)) for key in keys]
     # Gathers: each node whose contributions went to contribution slots sums them.
     has_slot = router.edge_slot.__contains__
@@ -97,6 +106,7 @@ def make_plan(trace: Trace, batched: bool = False, share: bool = True, layout: b
         graph,
         router.edge_slot,
         router.prefixed,
+        router.pad_slot,
     )
     np = load_numpy()
     with np.errstate(all="ignore"):

@@ -89,6 +89,14 @@ def warn_traced_size(tags: dict[Value, int], plan: Plan, n: int) -> None:
                 return
 
 
+def contribution_tags(slot_tag: Ints, slots: Ints, pad_slot: int) -> Ints:
+    """The tag of the node each contribution of a gather's ``slots`` (uses, nodes) is from; a merged
+    gather's pads (``pad_slot``, -0.0) take the tag of the node's first, cut or kept with it."""
+    np = load_numpy()
+    used = slot_tag[slots]
+    return np.where(slots == pad_slot, used[:1], used)  # type: ignore[no-any-return]
+
+
 class Cuts:
     """What cutting a plan's graph to a sample's size needs: the tags of the terms of the ordered
     sums that read the parts (``sums``: (index in ``groups``, (terms, nodes) tags)), of the
@@ -117,7 +125,7 @@ class Cuts:
         for i, grp in enumerate(groups):
             members = [value_at[s] for s in range(grp.start, grp.stop)]
             if grp.fn is None:
-                terms = np.vectorize(lambda s: tags[value_at[s]], otypes=[np.intp])(grp.args[0])
+                terms = np.vectorize(lambda s: tags.get(value_at[s], ALWAYS), otypes=[np.intp])(grp.args[0])
                 outer = np.array([tags[v] == ALWAYS for v in members])
                 if ((terms != ALWAYS) & outer[None, :]).any():
                     if grp.shared:
@@ -141,7 +149,7 @@ class Cuts:
             slot_tag[slot] = consumer[rank]
         self.gathers: list[tuple[int, Ints]] = []
         for i, gather in enumerate(gathers):
-            used = slot_tag[gather.slots]  # (uses, nodes): the tag of the node each contribution is from
+            used = contribution_tags(slot_tag, gather.slots, plan.pad_slot)  # (uses, nodes)
             if (used.max(axis=0) == used.min(axis=0)).all():
                 continue  # each node's contributions all come from one part: kept or cut together
             if len(used) < 2 or any(gather.shared):

@@ -4,7 +4,8 @@ Each group becomes a ``Group`` bound to its slots.  For every edge whose operand
 a gradient, the backward sends the contribution either straight into the gradient of
 its target (a node used once, or a parameter's last use after shared ones) or into a
 contribution slot; a ``Gather`` then adds up each node's contribution slots in the
-eager order.
+eager order (the gathers of a level that differ only in their count of contributions as
+one, each node's padded with a slot that holds -0.0, which adds nothing: ``merge_counts``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 
 from ..engine import Value
 from .errors import load_numpy
-from .graph import Graph
-from .group_nodes import GroupKey, Template
+from .graph import Graph, Term
+from .group_nodes import GroupKey, Pads, Template, merged_arity
 from .kernels import C_FIRST, CONTRIB, G_FIRST, GRADS, GVALS, Edge, Gather, Group, as_block, as_index
 from .sharing import Sharing
 from .slots import Layout
@@ -30,8 +31,12 @@ class Router:
     contribution slot of each gathered edge; ``prefixed``: parameters whose last contribution
     goes straight in, after their shared ones (see ``after_shared``)."""
 
-    def __init__(self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool) -> None:
+    def __init__(
+        self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool, pads: Pads | None = None
+    ) -> None:
         self.graph, self.sharing, self.layout, self.batched = graph, sharing, layout, batched
+        # what merged groups pad their nodes' operands with (group_nodes.Pads); None: merge nothing
+        self.pads = pads
         incoming: defaultdict[Value, list[int]] = defaultdict(list)  # (no empty list made per edge)
         needs = graph.needs_grad.get
         for v in graph.computed:
@@ -42,6 +47,7 @@ class Router:
         self.edge_slot: dict[int, int] = {}  # rank -> contribution slot
         self.n_contrib = 0
         self.prefixed: list[Value] = []
+        self.pad_slot = -1  # (made when gathers are merged) a contribution slot that holds -0.0
 
     def after_shared(self, c: Value, r: int) -> bool:
         """(Batched) edge ``r`` is parameter ``c``'s last contribution, the only one that differs
@@ -73,10 +79,11 @@ class Router:
             return None
         return Edge(G_FIRST if True in read_first else GVALS, [self.layout.slot[c] for c in targets])
 
-    def gathered(self, ranks: Iterable[int], narrow: bool) -> Edge:
-        """Contribution slots for the edges ``ranks``, in order (to be gathered)."""
+    def gathered(self, ranks: Iterable[int | None], narrow: bool) -> Edge:
+        """Contribution slots for the edges ``ranks``, in order (to be gathered); a rank None (a
+        merged group's pad, or an operand that needs no gradient) gets a slot no gather reads."""
         start, ranks = self.n_contrib, list(ranks)
-        self.edge_slot.update(zip(ranks, count(start)))
+        self.edge_slot.update((r, s) for r, s in zip(ranks, count(start)) if r is not None)
         self.n_contrib += len(ranks)
         return Edge(C_FIRST if narrow else CONTRIB, slice(start, self.n_contrib))
 
@@ -97,7 +104,12 @@ class Router:
         cannot go straight into one block of contribution slots."""
         np, slot = load_numpy(), self.layout.slot
         grp = Group(None, (), start, start + len(members))
-        cols = [self.graph.operands[v] for v in members]
+        cols: list[list[Term]] = [self.graph.operands[v] for v in members]
+        arity = merged_arity(key)
+        if arity:  # (merged: every node's terms padded with -0.0, a pad's rank None)
+            assert self.pads is not None
+            pad = Term(self.pads.minus_zero, 1.0, None)  # type: ignore[arg-type]
+            cols = [col + [pad] * (arity - len(col)) for col in cols]
         grp.args = [np.array([[slot[t.value] for t in col] for col in cols], dtype=np.intp).T.copy()]
         signs = np.array([[t.sign for t in col] for col in cols]).T.copy()
         # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
@@ -112,7 +124,8 @@ class Router:
         by_kind: dict[int, tuple[list[int], list[Any]]] = {}
         gathered_terms: list[int] = []
         for t, row in enumerate(rows):
-            to = self.straight([term.value for term in row], [term.rank for term in row])
+            padded = any(term.rank is None for term in row)
+            to = None if padded else self.straight([term.value for term in row], [term.rank for term in row])
             if to is None:
                 gathered_terms.append(t)
             else:
@@ -130,20 +143,29 @@ class Router:
         """An op's group: one index array of slots per operand, and one edge per operand."""
         np, slot, rank = load_numpy(), self.layout.slot, self.graph.rank
         assert key.op is not None
+        prevs: list[Sequence[Value]] = [v._prev for v in members]
+        bases = [rank[v] for v in members]  # (operand k's edge: rank k after its node's)
+        ranks_of: list[list[int | None]] = []  # (merged) each node's operands' ranks, None for a pad
+        arity = merged_arity(key)
+        if arity:  # merged: every node's operands padded (group_nodes.Pads)
+            assert self.pads is not None
+            pad = self.pads.operands
+            template = tuple((True, k) for k in range(arity))
+            prevs = [pad(key.op, p, arity) for p in prevs]
+            ranks_of = [pad(key.op, range(b, b + len(v._prev)), arity, None) for b, v in zip(bases, members)]
         grp = Group(key.op, template, start, start + len(members))
         grp.needs = tuple(key.needs[v] if is_operand else False for is_operand, v in grp.template)
         at = slot.__getitem__  # (one row of slots per node, then transposed: an index array per operand)
-        grp.args = list(np.array([list(map(at, v._prev)) for v in members], dtype=np.intp).T.copy())
+        grp.args = list(np.array([list(map(at, p)) for p in prevs], dtype=np.intp).T.copy())
         # the engine's ops never write into their operands: views of consecutive rows will do
         grp.rows = [as_index(np, a) for a in grp.args] if key.op.builtin else grp.args
-        operands = list(zip(*(v._prev for v in members)))  # operand k of every member
-        bases = [rank[v] for v in members]
+        operands = list(zip(*prevs))  # operand k of every member
         for k, flag in enumerate(key.needs):
             if not flag:
                 grp.edges.append(None)
                 continue
-            ranks = [b + k for b in bases]
-            to = self.straight(operands[k], ranks)
+            ranks = [rs[k] for rs in ranks_of] if arity else [b + k for b in bases]
+            to = None if None in ranks else self.straight(operands[k], ranks)  # type: ignore[arg-type]
             grp.edges.append(
                 to._replace(rows=as_index(np, to.rows)) if to else self.gathered(ranks, key.narrow)
             )
@@ -167,9 +189,55 @@ class Router:
                 # into the parameters' gradients: whole rows; into nodes': one column if shared
                 wide = bool(into) or v not in sharing.narrow
                 buckets.setdefault((graph.level.get(v, 0), kinds, wide), []).append(v)
-        for (level, kinds, wide), members in buckets.items():
-            slot_of = self.edge_slot.__getitem__
-            slots = np.array([list(map(slot_of, sorted(incoming[v]))) for v in members], dtype=np.intp)
+        slot_of = self.edge_slot.__getitem__
+        for (level, kinds, wide), members in (
+            self.merge_counts(buckets) if self.pads and not into else buckets.items()
+        ):
+            uses = len(kinds)
+            slots = np.array(
+                [
+                    [*map(slot_of, sorted(incoming[v])), *[self.pad_slot] * (uses - len(incoming[v]))]
+                    for v in members
+                ],
+                dtype=np.intp,
+            )
             gather = Gather(as_index(np, [target[v] for v in members]), slots.T.copy(), kinds, wide)
             gather.into = into
             yield level, gather
+
+    def merge_counts(
+        self, buckets: dict[tuple[Any, ...], list[Value]], waste: float = 2.0
+    ) -> list[tuple[tuple[Any, ...], list[Value]]]:
+        """The buckets of one level and width whose contributions no sample shares, merged across
+        their counts of contributions while the merged one adds at most ``waste`` times the numbers
+        (as ``group_nodes.pad_groups`` merges groups): each node's slots padded to the most with
+        ``pad_slot``, a contribution slot that holds -0.0, which adds nothing."""
+        families: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        for key in buckets:
+            level, kinds, wide = key
+            if kinds and not any(kinds):
+                families.setdefault((level, wide), []).append(key)
+        out = dict(buckets)
+        for family in families.values():
+            family.sort(key=lambda k: len(k[1]))
+            runs: list[list[tuple[Any, ...]]] = []
+            for key in family:
+                run = [*runs[-1], key] if runs else []
+                most = len(run[-1][1]) if run else 0
+                if run and most * sum(len(buckets[k]) for k in run) <= waste * sum(
+                    len(k[1]) * len(buckets[k]) for k in run
+                ):
+                    runs[-1].append(key)
+                else:
+                    runs.append([key])
+            for run in runs:
+                if len(run) < 2:
+                    continue
+                if self.pad_slot < 0:
+                    self.pad_slot, self.n_contrib = self.n_contrib, self.n_contrib + 1
+                members = {v: None for k in run for v in buckets[k]}  # (each bucket in its order)
+                merged = (run[0][0], run[-1][1], run[0][2])
+                for k in run:
+                    del out[k]
+                out[merged] = list(members)
+        return list(out.items())

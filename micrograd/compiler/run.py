@@ -91,6 +91,9 @@ class CompiledStep:
         self._gathers = plan.gathers
         self._param_gathers, self._prefix_gathers = plan.param_gathers, plan.prefix_gathers
         self._contrib: Floats = np.zeros(plan.n_contrib)
+        self._pad_slot = plan.pad_slot  # (-0.0 there: what merged gathers pad with, see routes.py)
+        if self._pad_slot >= 0:
+            self._contrib[self._pad_slot] = -0.0
         # (a BatchedStep's own arrays for what the samples share, see _allocate; here the same arrays)
         self._vals1, self._gvals1, self._contrib1 = self._vals, self._gvals, self._contrib
         self.bind(())
@@ -539,6 +542,8 @@ class BatchedStep(CompiledStep):
         self._vals = np.zeros((self._slots, batch))
         self._gvals = np.zeros((self._slots, batch))
         self._contrib = np.zeros((self._n_contrib, batch))
+        if self._pad_slot >= 0:
+            self._contrib[self._pad_slot] = -0.0
         # what the samples share, in arrays of one column of their own (contiguous, unlike a column
         # of the arrays above): the shared groups' values, gradients and contributions
         self._vals1, self._gvals1, self._contrib1 = (

@@ -11,6 +11,7 @@ same numbers, more work.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..engine import Value
@@ -50,20 +51,26 @@ def shared_by_all_samples(graph: Graph) -> Sharing:
     gradients: set[Value] = {graph.trace.root}
     varying: set[Value] = set()  # nodes with a contribution that differs between samples
     edges: set[int] = set()
+    needs = graph.needs_grad.get
     for v in reversed(graph.computed):  # every node after all of its consumers
         same = v in gradients and v not in varying and (v not in ops or v in values)
+        if not same:  # (most nodes: per sample; a filter, no Python frame per operand)
+            varying.update(filter(needs, operands_of(graph, v)))
+            continue
         for t in operands[v]:
-            if graph.needs_grad.get(t.value, False):
-                if same:
-                    edges.add(t.rank)
-                    gradients.add(t.value)
-                else:
-                    varying.add(t.value)
+            if needs(t.value, False):
+                edges.add(t.rank)
+                gradients.add(t.value)
     gradients -= varying
     # a group whose contributions are shared runs its backward on one column too
     narrow = {v for v in graph.computed if v in gradients and (v not in ops or v in values)}
     wide = {graph.trace.root}  # shared values read as whole rows: the loss and per-sample ops' operands
     for v in graph.computed:
         if v not in values:
-            wide.update(t.value for t in operands[v])
+            wide.update(operands_of(graph, v))
     return Sharing(values, gradients, edges, narrow, wide)
+
+
+def operands_of(graph: Graph, v: Value) -> Sequence[Value]:
+    """The values ``v`` reads: an op's operands, or an ordered sum's terms' values."""
+    return v._prev if v in graph.ops else [t[0] for t in graph.operands[v]]

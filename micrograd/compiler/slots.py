@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .._core.nodes import CONSTANT
 from ..engine import Value
 from .graph import Graph, Term
-from .group_nodes import GroupKey
+from .group_nodes import GroupKey, merged_arity
 
 
 def place_blocks(
@@ -32,7 +32,7 @@ def place_blocks(
     lead: dict[GroupKey, list[Value]] = {}
     placed: set[Value] = set()
     for key in keys:
-        if key.op is not None:
+        if key.op is not None or merged_arity(key):  # (a merged sum's rows hold pads)
             continue
         rows: list[tuple[Term, ...]] = list(zip(*(graph.operands[v] for v in groups[key])))
         if any(t.sign != 1.0 for row in rows for t in row):
@@ -83,6 +83,7 @@ def assign_slots(
     groups: dict[GroupKey, list[Value]],
     lead: dict[GroupKey, list[Value]],
     reading_order: bool,
+    pads: Sequence[Value] = (),
 ) -> Layout:
     """Slots of the value array: inputs, parameters, constants, then group by group, each group
     after the parameters ``lead`` places before it.  With ``reading_order``, the other parameters
@@ -104,6 +105,7 @@ def assign_slots(
     n_in = len(inputs)
     slot.update((p, n_in + i) for i, p in enumerate(region))
     constants = [v for v in graph.nodes if not v._prev and v not in slot and v not in lead_set]
+    constants += pads  # (what merged groups pad operands with: group_nodes.Pads)
     slot.update((c, n_in + len(region) + i) for i, c in enumerate(constants))
     n = n_in + len(region) + len(constants)
     for key in keys:

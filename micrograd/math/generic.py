@@ -31,6 +31,7 @@ import builtins
 import math as _pymath
 import numbers
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any
 
 from .._core.coerce import is_value, to_float
@@ -127,10 +128,15 @@ def _array(x: Any, name: str) -> Any:
 def _elementwise(f: Callable[..., float], *arrays: Any) -> Any:
     """``f`` applied to each element of the (broadcast) arrays, as a float64 array."""
     np = _numpy()
-    parts = np.broadcast_arrays(*(_array(a, f.__name__) for a in arrays))
-    shape = parts[0].shape
-    flat = [p.ravel().tolist() for p in parts]
-    return np.fromiter(map(f, *flat), dtype=np.float64, count=parts[0].size).reshape(shape)
+    parts = [_array(a, f.__name__) for a in arrays]
+    shaped = [p for p in parts if p.ndim]
+    if len(shaped) > 1 and any(p.shape != shaped[0].shape for p in shaped):
+        parts = shaped = np.broadcast_arrays(*parts)
+    # (an array and numbers, as x ** 0.5: each number repeated, not broadcast, which costs more
+    # than the calls of ``f`` on a few elements)
+    shape, size = (shaped[0].shape, shaped[0].size) if shaped else ((), 1)
+    flat = [p.ravel().tolist() if p.ndim else repeat(float(p), size) for p in parts]
+    return np.fromiter(map(f, *flat), dtype=np.float64, count=size).reshape(shape)
 
 
 def _unary(
