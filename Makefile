@@ -37,12 +37,12 @@ demo: $(DEMO_STAMP)  ## train micrograd's moons demo, write its PNGs to $(OUT)/
 JOBS ?= auto
 PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
 # What `make test-fast` leaves out: the tests of these kinds (tests/tiers.py marks them).
-FAST := not browser and not notebook and not docs_build and not demo
+FAST := not browser and not notebook and not docs_build and not demo and not slow
 
 test: $(TEST_STAMP) $(BROWSER_STAMP)  ## the whole test suite, doctests of the packages included
 	$(PYTEST) --doctest-modules micrograd nn tests
 
-test-fast: $(TEST_STAMP)  ## the suite without the browser, notebook, docs-build and demo tests
+test-fast: $(TEST_STAMP)  ## the suite without the browser, notebook, docs-build, demo and slow tests
 	$(PYTEST) -m "$(FAST)" --doctest-modules micrograd nn tests
 
 demos: $(DEMO_STAMP)  ## every demo, full length, PNGs in $(OUT)/
@@ -57,7 +57,7 @@ demos: $(DEMO_STAMP)  ## every demo, full length, PNGs in $(OUT)/
 lint: $(TEST_STAMP)  ## ruff (lint + format) and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy micrograd nn demos scripts/install_torch.py scripts/build_playground.py playground/runner.py playground/gpt_runner.py playground/live_training.py playground/trainer.py playground/lab_runner.py playground/lab_grader.py playground/lab_steps.py
+	$(VENV)/bin/mypy micrograd nn demos scripts/install_torch.py scripts/build_playground.py scripts/check_commit_subject.py playground/runner.py playground/gpt_runner.py playground/live_training.py playground/trainer.py playground/lab_runner.py playground/lab_grader.py playground/lab_steps.py
 
 check: lint test
 

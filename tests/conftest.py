@@ -5,7 +5,8 @@
   (``--hypothesis-seed N`` replays one), where a new failure is a find to pin with ``@example``.
   ``HYPOTHESIS_PROFILE`` picks a profile by name.
 * The tiers: each test that drives a browser, runs a notebook, builds docs pages or runs the demos
-  is marked so (tests/tiers.py says how they are found); `make test-fast` leaves those out.
+  is marked so (tests/tiers.py says how they are found); `make test-fast` leaves those out, and the
+  long integration runs marked ``slow`` by hand.
 * In parallel (pytest-xdist, ``-n``), what the tests download into the tree is fetched once, before
   the workers start: two workers fetching the same thing would replace each other's folder while
   the other's tests read it.

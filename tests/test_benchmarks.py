@@ -16,7 +16,7 @@ from benchmarks import digits, report
 from benchmarks.install_reference import installed_version
 from benchmarks.moons import initial_weights, make_moons
 from benchmarks.report import max_rel_diff
-from benchmarks.suite import REFERENCE_DIR, REFERENCE_VERSION, REPO_ROOT, WORKLOADS
+from benchmarks.suite import PLAYGROUND, REFERENCE, REFERENCE_DIR, REFERENCE_VERSION, REPO_ROOT, WORKLOADS
 from tests.micrograd_reference import ensure_installed
 
 
@@ -28,6 +28,14 @@ def reference() -> None:
 
 
 needs_reference = pytest.mark.usefixtures("reference")
+
+
+# The tiny runs split the harness three ways, so that each row runs once and the browser's only in the
+# browser tier: every workload but the playground's without micrograd 0.1.0; the workloads that have
+# micrograd 0.1.0 rows side by side with it; the playground's row (headless Chromium) alone.
+PLAYGROUND_KEY = "playground_ready"
+WITH_REFERENCE = [w.key for w in WORKLOADS if any(row.engine == REFERENCE for row in w.rows)]
+NOT_IN_A_BROWSER = [w.key for w in WORKLOADS if w.key != PLAYGROUND_KEY]
 
 
 def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
@@ -43,10 +51,10 @@ def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], 
     return proc, json.loads(out.read_text())
 
 
-def _check_common(proc: subprocess.CompletedProcess[str], doc: dict[str, Any]) -> None:
+def _check_common(proc: subprocess.CompletedProcess[str], doc: dict[str, Any], keys: list[str]) -> None:
     assert doc["mode"] == "tiny"
     assert set(doc["machine"]) >= {"cpu", "python", "date", "platform"}
-    assert list(doc["workloads"]) == [w.key for w in WORKLOADS]
+    assert list(doc["workloads"]) == keys
     for key, workload in doc["workloads"].items():
         for label, row in workload["rows"].items():
             if row["status"] in row["tolerated"]:
@@ -57,9 +65,16 @@ def _check_common(proc: subprocess.CompletedProcess[str], doc: dict[str, Any]) -
     assert "Machine:" in proc.stdout
 
 
+def test_the_tiny_runs_between_them_run_every_row() -> None:
+    assert "train_step" in WITH_REFERENCE and set(WITH_REFERENCE) <= set(NOT_IN_A_BROWSER)
+    assert set(NOT_IN_A_BROWSER) | {PLAYGROUND_KEY} == {w.key for w in WORKLOADS}
+    assert all(row.engine != REFERENCE for row in PLAYGROUND.rows)  # nothing to see side by side
+
+
 def test_tiny_run_without_reference(tmp_path: Path) -> None:
-    proc, doc = _run(tmp_path, "--without-reference")
-    _check_common(proc, doc)
+    proc, doc = _run(tmp_path, "--without-reference", "--only", *NOT_IN_A_BROWSER)
+    _check_common(proc, doc, NOT_IN_A_BROWSER)
+    assert all(REFERENCE.name not in label for w in doc["workloads"].values() for label in w["rows"])
     rows = doc["workloads"]["train_step"]["rows"]
     batched = "ours, compiled replay, batched"
     assert set(rows) == {"ours", "ours, gc off", "ours, compiled replay", batched, "numpy floor"}
@@ -84,8 +99,8 @@ def test_tiny_run_without_reference(tmp_path: Path) -> None:
 
 @needs_reference
 def test_tiny_run_side_by_side(tmp_path: Path) -> None:
-    proc, doc = _run(tmp_path)
-    _check_common(proc, doc)
+    proc, doc = _run(tmp_path, "--only", *WITH_REFERENCE)
+    _check_common(proc, doc, WITH_REFERENCE)
     ref = f"micrograd {REFERENCE_VERSION}"
     train = doc["workloads"]["train_step"]["rows"]
     assert train[ref]["micrograd_version"] == REFERENCE_VERSION
@@ -104,6 +119,14 @@ def test_tiny_run_side_by_side(tmp_path: Path) -> None:
     memory = doc["workloads"]["graph_memory"]["rows"]
     assert memory["ours"]["nodes"] > 1000 and memory[ref]["nodes"] > 1000
     assert {t["target"] for t in doc["targets"]} and all("met" in t for t in doc["targets"])
+
+
+@pytest.mark.browser  # the row opens the built playground in headless Chromium, from the bench's worker
+def test_tiny_run_of_the_playground_row(tmp_path: Path) -> None:
+    proc, doc = _run(tmp_path, "--without-reference", "--only", PLAYGROUND_KEY)
+    _check_common(proc, doc, [PLAYGROUND_KEY])
+    row = doc["workloads"][PLAYGROUND_KEY]["rows"]["ours"]
+    assert row["status"] == "ok" or row["status"] in row["tolerated"], row["status"]
 
 
 @needs_reference
@@ -229,7 +252,6 @@ def test_the_playground_row_is_skipped_with_its_reason(
     """Without Chromium, Pyodide's npm package or a playground, the row's status says so and is
     tolerated (never a failure of `make bench`)."""
     from benchmarks import playground_ready
-    from benchmarks.suite import PLAYGROUND
 
     assert set(PLAYGROUND.row("ours").tolerated) == {
         playground_ready.NO_BROWSER,

@@ -16,7 +16,16 @@ DOCS = ROOT / "docs"
 PAGES = sorted([DOCS / "index.md", *(DOCS / "pages").glob("*.md")])
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+# The lecture path trains micrograd's moons classifier for its 100 steps, as the lecture does: tens of
+# seconds, so it is a slow test (`make test` runs it, `make test-fast` leaves it out; tests/tiers.py).
+SLOW_PAGES = {DOCS / "pages" / "tour.md"}
+
+
+@pytest.mark.parametrize(
+    "page",
+    [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p for p in PAGES],
+    ids=lambda p: str(p.relative_to(DOCS)),
+)
 def test_page_blocks_run_and_claims_hold(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_document(page, tmp_path, monkeypatch)
 

@@ -6,6 +6,7 @@ import math
 import re
 import sys
 import traceback
+from functools import cache
 from typing import Any
 
 import pytest
@@ -746,6 +747,7 @@ WRONG_RULES: list[tuple[Any, Any]] = [
 ]
 
 
+@cache  # the table's score below reads the verdicts the tests of each rule got: each rule is checked once
 def verdict_and_line(like: Any, rule: Any) -> tuple[str, exercises.CheckLine | None]:
     result = exercises.check(rule, like=like, quiet=True)
     assert result.verdict in ("RIGHT", "RIGHT, EXCEPT AT EDGES", "WRONG"), str(result)

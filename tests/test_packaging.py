@@ -142,6 +142,7 @@ def test_sdist_holds_everything_the_tests_need(dists: tuple[Path, Path]) -> None
     assert junk == []
 
 
+@pytest.mark.slow  # collects every test module from the unpacked sdist: tens of seconds
 def test_test_suite_collects_from_the_sdist(dists: tuple[Path, Path], tmp_path: Path) -> None:
     with tarfile.open(dists[0]) as tar:
         if hasattr(tarfile, "data_filter"):  # Python 3.10.12+, 3.11.4+: refuse unsafe members

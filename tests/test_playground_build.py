@@ -62,6 +62,7 @@ def test_without_node_there_is_no_snapshot_and_the_build_says_why(
     shutil.which("node") is None or shutil.which("npm") is None,
     reason="node or npm is not on PATH: the build needs them to install Pyodide and make the snapshot",
 )
+@pytest.mark.slow  # the whole build, Pyodide started twice in node: tens of seconds
 def test_the_snapshot_restores_in_node_with_the_engine_imported(tmp_path: Path) -> None:
     out = tmp_path / "playground"
     page = _builder().build(out).read_text(encoding="utf-8")

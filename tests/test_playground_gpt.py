@@ -105,8 +105,8 @@ def test_attention_is_each_heads_softmax_over_the_names_positions() -> None:
 
 def test_training_lowers_the_loss_and_samples_follow_the_temperature() -> None:
     session = runner.GPTSession(runner.read_names(names_file()), seed=0)
-    losses = [session.step() for _ in range(200)]
-    assert sum(losses[-50:]) / 50 < sum(losses[:20]) / 20
+    losses = [session.step() for _ in range(60)]  # from about 3.04 a step to 2.51, over the first 60 names
+    assert sum(losses[-20:]) / 20 < sum(losses[:20]) / 20 - 0.25
     cold, hot = session.samples(8, 0.5), session.samples(8, 1.5)
     assert len(cold) == 8 and cold != hot and cold == session.samples(8, 0.5)
     for bad in (0.0, -1.0, float("nan"), 99.0):

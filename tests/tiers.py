@@ -1,9 +1,11 @@
-"""Which tests `make test-fast` leaves out: four kinds, each needing a tool beyond Python and
-taking seconds to minutes a test.  `make test` runs them all.
+"""Which tests `make test-fast` leaves out: five kinds, four needing a tool beyond Python, and the
+slow runs, each taking seconds to minutes a test.  `make test` runs them all.
 
 tests/conftest.py marks each collected test with the kinds ``kinds_of`` gives it; the markers are
 registered in setup.cfg and the Makefile's test-fast target deselects them (tests/test_tiers.py
-checks that the three agree, and that every test driving Chromium is marked).
+checks that the three agree, and that every test driving Chromium is marked).  A test marks itself
+with ``@pytest.mark.slow``, or with ``@pytest.mark.browser`` when it starts Chromium other than
+through tests/browser_support.py (the benchmark's playground row, in the benchmark's own worker).
 
 A whole file is of a kind by its name (``FILES``, and every ``*_browser.py``).  In any other file
 that imports tests/browser_support.py, a test is a browser test when it, or a fixture or helper it
@@ -23,6 +25,7 @@ KINDS = {
     "notebook": "runs notebooks in a Jupyter kernel",
     "docs_build": "builds documentation pages with MkDocs",
     "demo": "runs the demos' scripts, plots included",
+    "slow": "a long integration run, marked by hand: training to full accuracy, a whole demo",
 }
 
 #: Whole files of a kind, besides ``*_browser.py`` (all browser tests).
