@@ -153,6 +153,7 @@ def test_a_late_recording_is_a_timeout_of_that_case() -> None:
     assert [(ln.status, ln.check, ln.message) for ln in result.lines] == [
         ("TIMEOUT", "+", "ran longer than 60 s and was stopped")
     ]
+    assert "timeout=" not in result.lines[0].hint.split("check_engine(")[0]  # no argument the page lacks
 
 
 def test_the_learners_graph_is_drawn_with_their_labels_escaped() -> None:

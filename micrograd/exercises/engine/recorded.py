@@ -31,6 +31,10 @@ from .run import Reader
 __all__ = ["Recorded", "grade_recorded", "jobs_of", "record"]
 
 ENDINGS = {"ended": ENDED, "late": LATE}
+PAGE_TIMEOUT_HINT = (
+    "an endless loop (backward()'s walk over the graph revisiting nodes?); the page stops an answer "
+    "at its time limit: if your code is only slow, run the downloaded .py with check_engine(timeout=...)"
+)
 _loads, _type, _len = json.loads, type, len
 
 
@@ -90,6 +94,10 @@ def grade_recorded(
     jobs = [job for line in plan for job in line.jobs]
     with Reader(None, jobs, seconds, None, Recorded(texts, end)) as reader:
         grade_answers(reader, name, plan, parts, progress, seconds, None)
+    # The page's time limit is not a ``timeout=`` the learner can pass: say what they can do there.
+    for line in result.lines:
+        if line.status == "TIMEOUT":
+            line.hint = PAGE_TIMEOUT_HINT
     result.missing = missing_of(result.lines)
     progress.done()
     return result
