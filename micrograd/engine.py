@@ -34,7 +34,7 @@ from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from ._core import grad_mode, hooks
-from ._core.bookkeeping import accumulate_grad, collector_paused
+from ._core.bookkeeping import accumulate_grads, collector_paused
 from ._core.coerce import checked_gradients, forward_result, to_float
 from ._core.context import FORWARD_CTX, Context, NodeContext, args_of, values_context
 from ._core.grad_mode import watched_threads
@@ -80,8 +80,6 @@ def backpropagate(
         for node, g in reversed(grads.items()):  # a node comes after every node computed from it
             if g is None:  # (else g is d(root)/d(node), complete: every op that used the node added to it)
                 continue  # no path from the outputs carries a gradient here
-            if into_grad:
-                accumulate_grad(node, g)  # node.grad += g, zeros' signs as PyTorch: _core/bookkeeping.py
             fn, prev = node._fn, node._prev
             if fn is not None and fn.builtin:  # an op of ours, on its numbers
                 ctx.node = node
@@ -96,6 +94,8 @@ def backpropagate(
                 grads[a] = ga if grads[a] is None else grads[a] + ga
             if gb is not None:
                 grads[b] = gb if grads[b] is None else grads[b] + gb
+    if into_grad:
+        accumulate_grads(grads)  # each node.grad += its g, zeros' signs as PyTorch: _core/bookkeeping.py
     return grads
 
 
@@ -585,9 +585,7 @@ def backpropagate_watched(
             received = watched_step(node, g, grads, create_graph, observe)
             add_received(grads, node._prev, received)
     if into_grad:  # each gradient, complete (a hook's replacement included), into .grad
-        for node, g in grads.items():
-            if g is not None:
-                accumulate_grad(node, g)
+        accumulate_grads(grads)
     return grads
 
 

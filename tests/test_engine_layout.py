@@ -109,9 +109,9 @@ def test_the_chain_rule_loop_opens_engine_py() -> None:
     assert functions[0].name == "backpropagate"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "the chain-rule loop that `backward()` runs opens" in " ".join(readme.lower().split())
-    # and the .grad bookkeeping is one helper, called from the loop
+    # and the .grad bookkeeping is one helper, called after the loop (issue 45: "after the loop or from it")
     calls = {ast.unparse(n.func) for n in ast.walk(the_loop()) if isinstance(n, ast.Call)}
-    assert "accumulate_grad" in calls
+    assert "accumulate_grads" in calls
     assert not {"copysign", "grad_plus", "fresh_grad", "add_into_grad"} & calls
 
 
@@ -172,7 +172,7 @@ def test_backward_of_an_mlps_squared_error_runs_few_functions_in_few_files() -> 
     assert isinstance(loss, Value)
     seen = project_functions_in_backward(loss)
     # backward, backpropagate and its named steps: watched_pass, collector_paused, topological_order and
-    # visit, accumulate_grad (the .grad bookkeeping), watched_step (a leaf's nothing), add_received
+    # visit, accumulate_grads (the .grad bookkeeping), watched_step (a leaf's nothing), add_received
     assert len(seen) <= 9, sorted(seen)
     assert len({f for f, _ in seen}) <= 2, sorted(seen)
     assert ("micrograd/engine.py", "vjp") not in seen  # ** number takes the plain path

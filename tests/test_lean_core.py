@@ -262,7 +262,7 @@ def test_loss_backward_runs_at_most_nine_project_functions_in_two_files() -> Non
     )
     called = _project_functions_called(loss.backward)
     # backward, backpropagate and its named steps: watched_pass, collector_paused, topological_order and
-    # visit, accumulate_grad (the .grad bookkeeping), watched_step (a leaf's nothing), add_received
+    # visit, accumulate_grads (the .grad bookkeeping), watched_step (a leaf's nothing), add_received
     assert len(called) <= 9, called
     assert len({name.split(":")[0] for name in called}) <= 2, called
 
