@@ -217,7 +217,16 @@ window.addEventListener("hashchange", () => {
 // A link is anyone's code (it can call js.fetch, read the page's storage, ...): the visitor reads
 // it and presses Run first.
 const shared = codeFromHash();
-startRunner();
+// Opened on the microgpt or lab tab, the page starts this tab's Python only when the tab is first
+// shown: a classroom laptop need not run Pythons for a tab nobody has opened (the lab has two).
+const openedOn = new URL(location.href).searchParams.get("tab");
+if (openedOn === "gpt" || openedOn === "lab") {
+  document.addEventListener("playground-tab", function firstShown(e) {
+    if (e.detail === "gpt" || e.detail === "lab") return;
+    document.removeEventListener("playground-tab", firstShown);
+    startRunner();
+  });
+} else startRunner();
 if (typeof shared === "string") loadShared(shared);
 else {
   if (shared === undefined) brokenLink();  // said, then the page's own example as without a link

@@ -444,11 +444,15 @@ def test_the_code_stays_and_downloads_and_the_verdicts_export(
     shot(d, "teacher-link")
 
 
-def test_the_tabs_switch_to_and_from_the_lab(page: Any) -> None:
+def test_the_tabs_switch_to_and_from_the_lab(page: Any, base: str) -> None:
     d = page
+    open_lab(d, base + "index.html?tab=lab")
+    # opened on the lab, the engine tab's Python has not started: the lab's two are the page's
+    assert d.execute_script("return document.body.dataset.readyMs === undefined")
     d.find_element("css selector", "#tabs [data-tab=engine]").click()
     assert not d.find_element("id", "lab-section").is_displayed()
     assert d.find_element("id", "code-section").is_displayed() and "tab=" not in d.current_url
+    wait(d, "document.body.dataset.readyMs !== undefined", TIMEOUT)  # shown, it starts
     d.find_element("css selector", "#tabs [data-tab=lab]").click()
     assert d.find_element("id", "lab-section").is_displayed() and "tab=lab" in d.current_url
     assert not d.find_element("id", "code-section").is_displayed()
