@@ -17,6 +17,7 @@ VIZ = ROOT / "micrograd" / "viz"
 
 #: The pipeline, one way down: a module may import only those before it.
 ORDER = [
+    "chains",
     "graph_model",
     "boxes",
     "box_views",
@@ -71,7 +72,8 @@ def test_each_module_imports_only_the_ones_below_it() -> None:
     ]
     assert upward == []  # (a strict order: no cycle either)
     assert graph == {  # the pipeline as it is, to notice a new edge
-        "graph_model": set(),
+        "chains": set(),
+        "graph_model": {"chains"},
         "boxes": {"graph_model"},
         "box_views": {"boxes", "graph_model"},
         "layout": {"box_views", "boxes", "graph_model"},
@@ -80,7 +82,16 @@ def test_each_module_imports_only_the_ones_below_it() -> None:
         "mistakes": {"graph_model"},
         "mistake_examples": set(),
         "page": {"boxes", "graph_model"},
-        "explorer": {"boxes", "dot", "graph_model", "layout", "mistake_examples", "mistakes", "page"},
+        "explorer": {
+            "boxes",
+            "chains",
+            "dot",
+            "graph_model",
+            "layout",
+            "mistake_examples",
+            "mistakes",
+            "page",
+        },
         "recorder": {"page"},
     }
 

@@ -167,9 +167,12 @@ def _boxes_for_breakit(breakit: dict[str, Any], data: dict[str, Any]) -> None:
     breakit["parent"] = [box["parent"] for box in data["boxes"]]
 
 
-def _offer_examples(breakit: dict[str, Any]) -> None:
+def _offer_examples(breakit: dict[str, Any] | None, offered: bool = True) -> None:
     """Give each mistake that changes no gradient of this graph its example: the code, and the
-    example's own page (in break-it mode on that mistake), which the panel opens with one click."""
+    example's own page (in break-it mode on that mistake), which the panel opens with one click.
+    Nothing when there is no break-it panel, or no example is ``offered``."""
+    if breakit is None or not offered:
+        return
     for m in breakit["mistakes"]:
         if "refused" not in m and m["first"] is None:
             m["example"] = {"code": EXAMPLES[m["name"]][0], "page": example_page(m["name"])}
@@ -252,29 +255,18 @@ def page(
     other_view: bool = True,
 ) -> Explorer:
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
-    after the other: graph model, (boxes), layout, page.  Names: a label, else the name ``named``
-    (``explore``'s ``model=``) gives a parameter, else the name of a parameter of a Module called
-    in ``scopes``.  ``examples``: offer, for each mistake that changes nothing here, the page of a
-    small graph where it does (``mistake_examples``).  ``expand_dot``: sums and dots drawn as the
-    lecture's chains; ``other_view``: the page also carries the other way of drawing them (see
-    ``_other_view``), a click away."""
+    after the other: graph model, (boxes), layout, page.  Names: a label, else ``named``'s
+    (``explore``'s ``model=``), else a Module's parameter's in ``scopes``.  ``examples``: a small
+    graph for each mistake that changes nothing here; ``other_view``: ``_add_other_view``."""
     _check(root, layout_timeout, layout, scopes, mistake, expand_dot)
     names = recorded_names(scopes) | model_names(named, "explore")  # model= wins over discovered
-    model = graph_model(
-        root, params, max_nodes, "explore", EXPLORE_ADVICE, names, expressions=True, expand_dot=expand_dot
-    )
+    model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names, True, expand_dot)
     trace = model.backward()
     data = trace_data(model, trace)
-    if not other_view:  # the other view of a page: the node to pick at its start, set by the click
-        data = {"pick": -1, **data}
     breakit = None if expand_dot else breakit_data(model, trace.grads, mistake)
-    if examples and breakit is not None:
-        _offer_examples(breakit)
-    other = None
+    _offer_examples(breakit, examples)
     if scopes is None and mistake is None:  # (a page in boxes or in break-it mode has no chains)
-        other = _other_view(model, other_view, root, params, layout, layout_timeout, title, named)
-    if other is not None:
-        data["other"] = other
+        _add_other_view(data, model, other_view, (root, params, layout, layout_timeout, title, named))
     note = _unrecorded(model, scopes)
     if scopes is not None and not note:
         boxes = boxes_of(model, scopes)
@@ -288,6 +280,18 @@ def page(
         note = note or said
     heading = pages.heading(model, title)
     return Explorer(pages.explorer_page(model, data, svg, heading, note, breakit), heading)
+
+
+def _add_other_view(
+    data: dict[str, Any], model: GraphModel, offered: bool, page_args: tuple[Any, ...]
+) -> None:
+    """Put the other way of drawing the graph's sums and dots (``_other_view``) into the page's
+    ``data``; on the other view itself (not ``offered``), the node to pick at its start."""
+    if not offered:  # the click that opened this view sets which node it picks
+        data["pick"] = -1
+    other = _other_view(model, offered, *page_args)
+    if other is not None:
+        data["other"] = other
 
 
 #: The chain's button on a node, by the view the page shows (one node, or its chain)
