@@ -12,7 +12,8 @@ so a busy machine slows them all alike; the table shows the median.
     python -m benchmarks.ladder --save benchmarks/results/ladder.json
 
 The learner's own engine is a rung too, in the playground's "Build micrograd" tab, where the
-learner's ``Value`` runs; here, outside the browser, there is no learner.
+learner's ``Value`` runs; here, outside the browser, there is no learner.  The playground's GPT tab
+times the other rungs with ``run(..., in_process=True)``: a browser's Python has no processes.
 """
 
 from __future__ import annotations
