@@ -23,11 +23,14 @@ N_LAYER, N_EMBD, BLOCK_SIZE, N_HEAD = 1, 16, 16, 4
 LR, BETA1, BETA2, EPS = 0.01, 0.85, 0.99, 1e-8
 
 
-def shuffled_names() -> tuple[list[str], list[str]]:
-    """The shuffled names and the vocabulary's characters."""
-    from nn import datasets
+def shuffled_names(names: list[str] | None = None) -> tuple[list[str], list[str]]:
+    """The shuffled names (a copy of ``names``, else ``nn.datasets.load_names()``) and the
+    vocabulary's characters."""
+    if names is None:
+        from nn import datasets
 
-    names = datasets.load_names()
+        names = datasets.load_names()
+    names = list(names)
     random.Random(SEED).shuffle(names)
     return names, sorted(set("".join(names)))
 

@@ -12,12 +12,14 @@ so a busy machine slows them all alike; the table shows the median.
     python -m benchmarks.ladder --save benchmarks/results/ladder.json
 
 The learner's own engine is a rung too, in the playground's "Build micrograd" tab, where the
-learner's ``Value`` runs; here, outside the browser, there is no learner.
+learner's ``Value`` runs; here, outside the browser, there is no learner.  The playground's GPT tab
+times the other rungs with ``run(..., in_process=True)``: a browser's Python has no processes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import multiprocessing
@@ -48,23 +50,23 @@ class Rung:
     key: str
     title: str
     why: str
-    setup: Callable[[list[int], list[list[int]]], Step]  # (the name's ids, 16 names' ids) -> a step
+    setup: Callable[[list[int], list[list[int]], int], Step]  # (the name's ids, 16 names', vocab)
     per_name: int = 1  # names a step trains on: the time shown is per name
 
 
-def _script(engine: str) -> Callable[[list[int], list[list[int]]], Step]:
-    def setup(doc: list[int], batch: list[list[int]]) -> Step:
+def _script(engine: str) -> Callable[[list[int], list[list[int]], int], Step]:
+    def setup(doc: list[int], batch: list[list[int]], vocab: int) -> Step:
         value_class = gpt_workloads.microgpt_value_class(engine)
-        script = gpt_workloads.MicrogptScript(value_class, _vocab())
+        script = gpt_workloads.MicrogptScript(value_class, vocab)
         return lambda: script.step(doc, LR)
 
     return setup
 
 
-def _model() -> Any:
+def _model(vocab: int) -> Any:
     from nn import GPT
 
-    return GPT(_vocab(), BLOCK_SIZE, N_LAYER, N_EMBD, N_HEAD, seed=SEED)
+    return GPT(vocab, BLOCK_SIZE, N_LAYER, N_EMBD, N_HEAD, seed=SEED)
 
 
 def _adam(model: Any) -> Any:
@@ -73,8 +75,8 @@ def _adam(model: Any) -> Any:
     return Adam(model.parameters(), lr=LR, betas=(BETA1, BETA2), eps=EPS)
 
 
-def _eager(doc: list[int], batch: list[list[int]]) -> Step:
-    model = _model()
+def _eager(doc: list[int], batch: list[list[int]], vocab: int) -> Step:
+    model = _model(vocab)
     opt = _adam(model)
 
     def step() -> float:
@@ -87,8 +89,8 @@ def _eager(doc: list[int], batch: list[list[int]]) -> Step:
     return step
 
 
-def _compiled(doc: list[int], batch: list[list[int]]) -> Step:
-    model = _model()
+def _compiled(doc: list[int], batch: list[list[int]], vocab: int) -> Step:
+    model = _model(vocab)
     opt, replay = _adam(model), model.compile_loss()
 
     def step() -> float:
@@ -100,8 +102,8 @@ def _compiled(doc: list[int], batch: list[list[int]]) -> Step:
     return step
 
 
-def _batched(doc: list[int], batch: list[list[int]]) -> Step:
-    model = _model()
+def _batched(doc: list[int], batch: list[list[int]], vocab: int) -> Step:
+    model = _model(vocab)
     opt, replay = _adam(model), model.compile_loss(batched=True)
 
     def step() -> float:
@@ -113,11 +115,11 @@ def _batched(doc: list[int], batch: list[list[int]]) -> Step:
     return step
 
 
-def _floor(ordered: bool, names: int) -> Callable[[list[int], list[list[int]]], Step]:
-    def setup(doc: list[int], batch: list[list[int]]) -> Step:
+def _floor(ordered: bool, names: int) -> Callable[[list[int], list[list[int]], int], Step]:
+    def setup(doc: list[int], batch: list[list[int]], vocab: int) -> Step:
         import random
 
-        w = gpt_floor.init_weights(_vocab(), BLOCK_SIZE, N_LAYER, N_EMBD, random.Random(SEED))
+        w = gpt_floor.init_weights(vocab, BLOCK_SIZE, N_LAYER, N_EMBD, random.Random(SEED))
         opt = gpt_floor.Adam(w, LR, (BETA1, BETA2), EPS)
         docs = batch if names > 1 else [doc]
 
@@ -180,83 +182,168 @@ RUNGS = (
 )
 
 
-def _vocab() -> int:
-    return len(gpt_workloads.shuffled_names()[1]) + 1
-
-
-def _documents() -> tuple[str, list[int], list[list[int]]]:
-    """The ladder's name, its ids (``BOS, ids..., BOS``), and the 16 names of the batched rungs
-    (the ladder's name first), cut to the model's block size as ``nn.GPT`` would refuse longer."""
-    names, chars = gpt_workloads.shuffled_names()
+def _documents(names: list[str] | None = None) -> tuple[str, list[int], list[list[int]], int]:
+    """The ladder's name, its ids (``BOS, ids..., BOS``), the 16 names of the batched rungs (the
+    ladder's name first; all cut to the model's block size, as ``nn.GPT`` would refuse longer) and
+    the vocabulary's size (the characters and BOS); from ``names`` (shuffled here) or, by default,
+    ``nn.datasets.load_names()``."""
+    shuffled, chars = gpt_workloads.shuffled_names(names)
     bos, ids = len(chars), {c: i for i, c in enumerate(chars)}
 
     def document(name: str) -> list[int]:
         return [bos, *(ids[c] for c in name), bos][: BLOCK_SIZE + 1]
 
-    return names[0], document(names[0]), [document(n) for n in names[:BATCH]]
+    return shuffled[0], document(shuffled[0]), [document(n) for n in shuffled[:BATCH]], bos + 1
 
 
-def _serve(key: str, conn: Connection) -> None:
-    """A rung's own process: set it up, take the first step (its loss and time, a compiled rung's
-    trace included), then time one step each time the parent asks, until it sends ``False``."""
-    _, doc, batch = _documents()
+def _first_step(key: str, names: list[str] | None) -> tuple[dict[str, Any], Step | None]:
+    """A rung set up and given its first step: its loss and time (a compiled rung's trace
+    included) and the step to time again; or why it cannot run, and no step."""
+    _, doc, batch, vocab = _documents(names)
     rung = next(r for r in RUNGS if r.key == key)
     try:
-        step = rung.setup(doc, batch)
+        step = rung.setup(doc, batch, vocab)
     except Exception as exc:  # a rung that cannot run (no microgpt, no numpy) is reported, never fatal
-        conn.send({"absent": f"{type(exc).__name__}: {exc}"})
-        return
+        return {"absent": f"{type(exc).__name__}: {exc}"}, None
     t0 = perf_counter()
     loss = step()
-    first = perf_counter() - t0
-    conn.send({"loss": loss, "first_step_s": first})
-    while conn.recv():
-        t0 = perf_counter()
-        step()
-        conn.send(perf_counter() - t0)
+    return {"loss": loss, "first_step_s": perf_counter() - t0}, step
 
 
-def run(rounds: int, only: set[str] | None = None) -> dict[str, Any]:
-    """Each rung in a process of its own (so none pays for another's objects), set up and given
-    its first step; then ``rounds`` timed steps, the rungs taking turns, one at a time."""
-    context = multiprocessing.get_context("spawn")
-    rungs = [r for r in RUNGS if only is None or r.key in only]
-    results: dict[str, dict[str, Any]] = {}
-    workers: dict[str, tuple[Any, Connection]] = {}
-    load = [os.getloadavg()[0]]
-    try:
-        for rung in rungs:
-            ours, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(rung.key, theirs), daemon=True)
-            process.start()
-            workers[rung.key] = (process, ours)
-        for rung in rungs:
-            entry: dict[str, Any] = {"title": rung.title, "why": rung.why, "per_name": rung.per_name}
-            entry.update(workers[rung.key][1].recv())
-            results[rung.key] = entry
-        running = {key: conn for key, (_, conn) in workers.items() if "absent" not in results[key]}
-        for key in running:
-            results[key]["samples"] = []
-        for _ in range(rounds):
-            for key, conn in running.items():
-                conn.send(True)
-                results[key]["samples"].append(conn.recv())
-            load.append(os.getloadavg()[0])
-        for conn in running.values():
-            conn.send(False)
-    finally:
-        for process, _ in workers.values():
+def _timed(step: Step) -> float:
+    t0 = perf_counter()
+    step()
+    return perf_counter() - t0
+
+
+def _serve(key: str, names: list[str] | None, conn: Connection) -> None:
+    """A rung's own process: its first step sent, then one step timed each time the parent asks,
+    until it sends ``False``."""
+    first, step = _first_step(key, names)
+    conn.send(first)
+    while step is not None and conn.recv():
+        conn.send(_timed(step))
+
+
+class _Processes:
+    """Each rung in a process of its own (so none pays for another's objects), all started at once."""
+
+    def __init__(self, keys: list[str], names: list[str] | None) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.workers: dict[str, tuple[Any, Connection]] = {}
+        try:
+            for key in keys:
+                ours, theirs = context.Pipe()
+                process = context.Process(target=_serve, args=(key, names, theirs), daemon=True)
+                process.start()
+                self.workers[key] = (process, ours)
+        except BaseException:
+            self.close()
+            raise
+
+    def first(self, key: str) -> dict[str, Any]:
+        answer: dict[str, Any] = self.workers[key][1].recv()
+        return answer
+
+    def time(self, key: str) -> float:
+        conn = self.workers[key][1]
+        conn.send(True)
+        seconds: float = conn.recv()
+        return seconds
+
+    def close(self) -> None:
+        for process, conn in self.workers.values():
+            if process.is_alive():
+                with contextlib.suppress(OSError):  # one that has already ended
+                    conn.send(False)
             process.join(timeout=10)
             if process.is_alive():
                 process.kill()
+
+
+class _Local:
+    """Every rung in this process, one after another: where there are no processes (Pyodide)."""
+
+    def __init__(self, keys: list[str], names: list[str] | None) -> None:
+        self.names, self.steps = names, dict[str, Step]()
+
+    def first(self, key: str) -> dict[str, Any]:
+        first, step = _first_step(key, self.names)
+        if step is not None:
+            self.steps[key] = step
+        return first
+
+    def time(self, key: str) -> float:
+        return _timed(self.steps[key])
+
+    def close(self) -> None:
+        self.steps.clear()
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:  # no load average here (Pyodide, Windows)
+        return None
+
+
+def run(
+    rounds: int,
+    only: set[str] | None = None,
+    *,
+    names: list[str] | None = None,
+    absent: dict[str, str] | None = None,
+    in_process: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Each rung set up and given its first step; then ``rounds`` timed steps, the rungs taking
+    turns, one at a time.  Each rung runs in a process of its own, or, with ``in_process``, all
+    in this one.  ``names``: the names to shuffle (else ``nn.datasets.load_names()``); ``absent``:
+    rungs the caller knows cannot run, each with the reason shown; ``progress``: told each stage.
+
+    >>> names = ["emma", "olivia", "ava", "isabella", "sophia"]
+    >>> r = run(1, {"gpt_eager"}, names=names, absent={"microgpt": "not shipped"}, in_process=True)
+    >>> r["name"], list(r["rungs"]), r["rungs"]["microgpt"]["absent"], len(r["rungs"]["gpt_eager"]["samples"])
+    ('isabella', ['microgpt', 'gpt_eager'], 'not shipped', 1)
+    """
+    absent = absent or {}
+    rungs = [r for r in RUNGS if only is None or r.key in only or r.key in absent]
+    keys = [r.key for r in rungs if r.key not in absent]
+    tell = progress or (lambda text: None)
+    results: dict[str, dict[str, Any]] = {}
+    load = [_load()]
+    driver: _Processes | _Local = (_Local if in_process else _Processes)(keys, names)
+    try:
+        for i, rung in enumerate(rungs, 1):
+            entry: dict[str, Any] = {"title": rung.title, "why": rung.why, "per_name": rung.per_name}
+            if rung.key in absent:
+                entry["absent"] = absent[rung.key]
+            else:
+                tell(f"setting up rung {i} of {len(rungs)}: {rung.title}")
+                entry.update(driver.first(rung.key))
+            results[rung.key] = entry
+        running = [key for key in keys if "absent" not in results[key]]
+        for key in running:
+            results[key]["samples"] = []
+        for n in range(rounds):
+            for i, key in enumerate(running, 1):
+                tell(f"round {n + 1} of {rounds}: timing rung {i} of {len(running)}, {results[key]['title']}")
+                results[key]["samples"].append(driver.time(key))
+            load.append(_load())
+    finally:
+        driver.close()
     for entry in results.values():
         if entry.get("samples"):
             entry["step_s"] = statistics.median(entry["samples"])
             entry["per_name_s"] = entry["step_s"] / entry["per_name"]
-    machine = report.machine()
-    machine["load"] = report.load_summary(load, "the 1-minute load average by os.getloadavg after each round")
-    name, _, _ = _documents()
-    return {"name": name, "rounds": rounds, "machine": machine, "rungs": results}
+    name = _documents(names)[0]
+    result: dict[str, Any] = {"name": name, "rounds": rounds, "rungs": results}
+    if not in_process:  # the machine's description runs git and reads /proc: not in a browser
+        machine = report.machine()
+        how = "the 1-minute load average by os.getloadavg after each round"
+        machine["load"] = report.load_summary([x for x in load if x is not None], how)
+        result["machine"] = machine
+    return result
 
 
 def agreement(loss: float, reference: float) -> str:
@@ -273,27 +360,41 @@ def _speedup(x: float) -> str:
     return f"{x:,.0f}x" if x >= 10 else f"{x:.2f}x"
 
 
-def table(result: dict[str, Any]) -> str:
-    """The ladder as a Markdown table: each rung's time per name, its speed-up over the first
-    rung, its first-step loss against ``nn.GPT`` eager's, and what made it faster."""
+def rows(result: dict[str, Any]) -> list[dict[str, str]]:
+    """The ladder's rows, as text: each rung's title, time per name, speed-up over the first rung
+    present, first-step loss against ``nn.GPT`` eager's, and what made it faster (or why absent)."""
     rungs = result["rungs"]
-    base = rungs.get("microgpt", {}).get("per_name_s")
+    base = next((e["per_name_s"] for e in rungs.values() if "per_name_s" in e), None)
     reference = rungs.get("gpt_eager", {}).get("loss")
+    out = []
+    for entry in rungs.values():
+        row = {
+            "title": entry["title"],
+            "time": "absent",
+            "speedup": "",
+            "loss": "",
+            "why": entry.get("why", ""),
+        }
+        if "absent" in entry:
+            row["why"] = entry["absent"]
+        else:
+            per_name = entry["per_name_s"]
+            match = agreement(entry["loss"], reference) if reference is not None else ""
+            row["time"] = report.format_quantity(per_name, "s")
+            row["speedup"] = _speedup(base / per_name) if base else ""
+            row["loss"] = f"{entry['loss']!r} ({match})" if match else repr(entry["loss"])
+        out.append(row)
+    return out
+
+
+def table(result: dict[str, Any]) -> str:
+    """The ladder as a Markdown table (``rows``)."""
     lines = [
         "| rung | time per name | speed-up | first loss, against nn.GPT eager | what made it faster |",
         "|---|---|---|---|---|",
     ]
-    for entry in rungs.values():
-        if "absent" in entry:
-            lines.append(f"| {entry['title']} | absent | | | {entry['absent']} |")
-            continue
-        per_name = entry["per_name_s"]
-        speedup = _speedup(base / per_name) if base else ""
-        match = agreement(entry["loss"], reference) if reference is not None else ""
-        time = report.format_quantity(per_name, "s")
-        lines.append(
-            f"| {entry['title']} | {time} | {speedup} | {entry['loss']!r} ({match}) | {entry['why']} |"
-        )
+    for r in rows(result):
+        lines.append(f"| {r['title']} | {r['time']} | {r['speedup']} | {r['loss']} | {r['why']} |")
     return "\n".join(lines)
 
 

@@ -111,7 +111,10 @@ class Optimizer:
         with a compiled step of the same parameters, so that neither packs what the other wrote),
         or None without numpy."""
         try:
+            from micrograd.compiler.errors import load_numpy
             from micrograd.compiler.flat import shared
+
+            load_numpy()  # (flat imports numpy at first use: without it, the scalar loop, not an error)
         except ImportError:  # pragma: no cover - numpy is a dependency of the compiled paths only
             return None
         flat = self._flat

@@ -12,6 +12,11 @@ const NUMPY_WAIT = 30000;   // ms: past this, numpy has not loaded "in time" and
 let playing = false, timer = null, temperature = 0.5, sampledAt = -1;
 let watched = null;  // the last name whose attention was asked for: redrawn with the samples
 let rate = { steps: 0, ms: 0 };
+// The speed ladder's modules, fetched into Python's benchmarks/ the first time it is timed (the
+// build's LADDER_FILES), and its timed steps a rung: few, as each rung takes turns in this one worker.
+const LADDER_FILES = ["__init__.py", "ladder.py", "gpt_workloads.py", "gpt_floor.py", "report.py", "suite.py",
+                      "playground_ready.py"];
+const LADDER_ROUNDS = 3;
 
 const here = (name) => new URL(name, import.meta.url).href;
 
@@ -55,7 +60,7 @@ import json, gpt_runner
 session = gpt_runner.GPTSession.from_file("/home/pyodide/names.txt", compiled=${numpy.ok ? "True" : "False"})
 `);
   const g = py.globals;
-  const api = { py, session: g.get("session"), json: g.get("json") };
+  const api = { py, session: g.get("session"), json: g.get("json"), numpy };
   postMessage({ type: "ready", ms, mode: api.session.mode, numpy: numpy.why, from });
   post(api, []);
   return api;
@@ -68,6 +73,7 @@ session = gpt_runner.GPTSession.from_file("/home/pyodide/names.txt", compiled=${
     case "add": postMessage({ type: "added", ...call(api, "add", msg.name) }); post(api, []); return;
     case "attention": attention(api, msg.name); return;
     case "explore": explore(api); return;
+    case "ladder": await ladder(api); return;
     case "tick": if (playing) { tick(api); schedule(); } return;
   }
 });
@@ -116,6 +122,31 @@ function explore(api) {
   const result = call(api, "explore_step");
   postMessage({ type: "explored", ...result, ms: performance.now() - t0 });
   post(api, [result.loss]);
+}
+
+// The speed ladder timed here, training paused: the rungs take turns in this worker's Python (no
+// processes in Pyodide), on the tab's names, numpy's rungs absent (and why) when numpy did not load.
+async function ladder(api) {
+  playing = false;
+  post(api, []);
+  const progress = (text) => postMessage({ type: "ladder-progress", text });
+  const t0 = performance.now();
+  if (!api.ladderLoaded) {
+    progress("fetching the ladder's modules…");
+    api.py.FS.mkdirTree("/home/pyodide/benchmarks");
+    for (const name of LADDER_FILES) {
+      const response = await fetch(here(`./benchmarks/${name}`));
+      if (!response.ok) throw new Error(`benchmarks/${name}: HTTP ${response.status}`);
+      api.py.FS.writeFile(`/home/pyodide/benchmarks/${name}`, await response.text());
+    }
+    api.ladderLoaded = true;
+  }
+  const runner = api.py.pyimport("gpt_runner");
+  const names = runner.read_names("/home/pyodide/names.txt");
+  const result = runner.time_ladder(LADDER_ROUNDS, names, api.numpy.ok ? null : api.numpy.why, progress);
+  const text = api.json.dumps(result);
+  result.destroy(); names.destroy(); runner.destroy();
+  postMessage({ type: "ladder", ...JSON.parse(text), ms: performance.now() - t0 });
 }
 
 function post(api, losses) {

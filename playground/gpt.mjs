@@ -8,7 +8,7 @@
 const $ = (id) => document.getElementById(id);
 const state = { ready: false, steps: 0, losses: [], samples: [], names: 0, mode: null, playing: false,
                 stepsPerSecond: null, samplesVersion: 0, added: null, attention: null, explored: null,
-                readyMs: null, numpy: null, error: null, bootFrom: null };
+                readyMs: null, numpy: null, error: null, bootFrom: null, ladder: null, ladderProgress: null };
 window.mgGpt = state;  // read by the browser tests
 
 const MARKUP = `
@@ -53,6 +53,18 @@ const MARKUP = `
 </div>
 <h3>Explorer <small id="gpt-explorer-title" class="muted">press “Explore this step”</small></h3>
 <iframe id="gpt-explorer" title="one training step of the GPT in the explorer" sandbox="allow-scripts"></iframe>
+<h3>Speed ladder <small>one training step of this model, the same weights and the same first name, on each
+  rung from a scalar engine to a compiled, batched replay, timed in this page</small></h3>
+<div class="bar">
+  <button id="gpt-ladder" disabled>Time the ladder</button>
+  <span id="gpt-ladder-status" class="muted" role="status">training pauses while the rungs take turns</span>
+</div>
+<p class="muted">Your own engine is a rung too: the “Build micrograd” tab's finale shows its steps / s beside the built-in Value's.</p>
+<table id="gpt-ladder-table" class="gpt-ladder" hidden>
+  <thead><tr><th>rung</th><th>time per name</th><th id="gpt-ladder-speedup">speed-up</th>
+    <th>first loss, against nn.GPT eager</th><th>what made it faster</th></tr></thead>
+  <tbody></tbody>
+</table>
 `;
 
 // ---- the tab ---------------------------------------------------------------------------------
@@ -106,6 +118,8 @@ function onMessage(msg) {
     case "attention": state.attention = msg; said("gpt-attn-message", msg); drawAttention(msg); return;
     case "exploring": return status("making the explorer's page of one step…");
     case "explored": return explored(msg);
+    case "ladder-progress": state.ladderProgress = msg.text; return ladderStatus(msg.text);
+    case "ladder": return showLadder(msg);
     case "failed": return failed(msg.error, msg.stack);
   }
 }
@@ -117,7 +131,7 @@ function failed(error, stack) {
   const lines = state.error.trim().split("\n");
   status(`error: ${lines[lines.length - 1]} (the console has the traceback)`, true);
   console.error(error, stack);
-  for (const id of ["gpt-explore", "gpt-add-button", "gpt-attn-button"]) $(id).disabled = false;
+  for (const id of ["gpt-explore", "gpt-add-button", "gpt-attn-button", "gpt-ladder"]) $(id).disabled = false;
 }
 
 function ready(msg) {
@@ -126,7 +140,7 @@ function ready(msg) {
   $("gpt-mode").textContent = msg.mode === "compiled" ? "compiled (numpy)" : "eager";
   $("gpt-mode").title = msg.numpy;
   status(`Python ready in ${(state.readyMs / 1000).toFixed(1)} s · ${msg.mode} (${msg.numpy})`);
-  for (const id of ["gpt-play", "gpt-explore", "gpt-add-button", "gpt-attn-button"]) $(id).disabled = false;
+  for (const id of ["gpt-play", "gpt-explore", "gpt-add-button", "gpt-attn-button", "gpt-ladder"]) $(id).disabled = false;
   // The tab is opened to watch it learn: it starts at once, unless the visitor has left the tab meanwhile.
   if (!$("gpt-section").hidden) worker.postMessage({ type: "play" });
   worker.postMessage({ type: "attention", name: $("gpt-attn").value });
@@ -174,6 +188,29 @@ function explored(msg) {
 // ---- drawing ---------------------------------------------------------------------------------
 
 const WINDOW = 50;  // steps in the running mean: one name's loss alone is mostly noise
+
+// ---- the speed ladder -----------------------------------------------------------------------
+
+function ladderStatus(text) {
+  $("gpt-ladder-status").textContent = text;
+}
+
+// The rows come from Python (benchmarks.ladder.rows) as text, and go in as text.
+function showLadder(msg) {
+  state.ladder = msg;
+  $("gpt-ladder").disabled = false;
+  $("gpt-ladder-speedup").textContent = msg.first ? `speed-up over ${msg.first}` : "speed-up";
+  const body = $("gpt-ladder-table").tBodies[0];
+  body.replaceChildren();
+  for (const row of msg.rows) {
+    const tr = body.insertRow();
+    if (row.time === "absent") tr.className = "absent";
+    for (const key of ["title", "time", "speedup", "loss", "why"]) tr.insertCell().textContent = row[key];
+  }
+  $("gpt-ladder-table").hidden = false;
+  ladderStatus(`the median of ${msg.rounds} steps a rung on ${JSON.stringify(msg.name)}, ` +
+               `timed in ${(msg.ms / 1000).toFixed(1)} s; press ▶ Train to go on training`);
+}
 
 function drawLosses() {
   const c = $("gpt-losses"), ctx = c.getContext("2d"), L = state.losses;
@@ -237,6 +274,12 @@ function drawAttention(msg) {
 function wire() {
   $("gpt-play").addEventListener("click", () => worker.postMessage({ type: state.playing ? "pause" : "play" }));
   $("gpt-explore").addEventListener("click", () => { $("gpt-explore").disabled = true; worker.postMessage({ type: "explore" }); });
+  $("gpt-ladder").addEventListener("click", () => {
+    $("gpt-ladder").disabled = true;
+    state.ladder = null;
+    ladderStatus("starting…");
+    worker.postMessage({ type: "ladder" });
+  });
   $("gpt-temp").addEventListener("input", () => {
     $("gpt-temp-value").textContent = Number($("gpt-temp").value).toFixed(1);
     worker.postMessage({ type: "temperature", value: Number($("gpt-temp").value) });

@@ -20,10 +20,12 @@ one a line), and the tab's worker imports it in Pyodide.  It runs in any Python 
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import string
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,7 @@ from micrograd.viz import GraphTooLargeError
 from nn import GPT, CharTokenizer
 from nn.optim import Adam
 
-__all__ = ["ALPHABET", "BLOCK_SIZE", "GPTSession", "check_name", "read_names"]
+__all__ = ["ALPHABET", "BLOCK_SIZE", "GPTSession", "check_name", "read_names", "time_ladder"]
 
 #: The tokenizer's characters, fixed (not read off the data) so a typed name is judged by one rule.
 ALPHABET = string.ascii_lowercase
@@ -196,3 +198,34 @@ class GPTSession:
         if page is None:
             return {"ok": False, "message": note, "loss": loss.data}
         return {"ok": True, "message": "", "html": page.html, "title": title, "loss": loss.data}
+
+
+#: Why a rung of the speed ladder cannot run in the page (benchmarks/ladder.py's keys).
+NOT_SHIPPED = (
+    "microgpt's engine is another project's code, which this site does not ship: "
+    "python -m benchmarks.ladder times it on your machine"
+)
+NEEDS_NUMPY = ("compiled", "batched", "floor_ordered", "floor_blas")
+
+
+def time_ladder(
+    rounds: int, names: list[str], numpy_why: str | None, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """The speed ladder (``benchmarks.ladder``, shipped beside this file) timed in this process,
+    ``rounds`` steps a rung, on ``names``; ``numpy_why``: why numpy is absent (None: it is here).
+    The ladder's name, its rounds, the first rung present and the rows as text.
+
+    >>> r = time_ladder(1, ["emma", "olivia", "ava"], "the site does not ship it")
+    >>> r["first"], [row["time"] == "absent" for row in r["rows"]]
+    ("micrograd.Value on microgpt's script", [True, False, False, True, True, True, True])
+    >>> r["rows"][3]["why"]
+    'needs numpy, absent here (the site does not ship it)'
+    """
+    # by name: the benchmarks are checked by their own tests, not with this page's runners' types
+    ladder = importlib.import_module("benchmarks.ladder")
+    absent = {"microgpt": NOT_SHIPPED}
+    if numpy_why is not None:
+        absent.update({key: f"needs numpy, absent here ({numpy_why})" for key in NEEDS_NUMPY})
+    run = ladder.run(rounds, names=names, absent=absent, in_process=True, progress=progress)
+    first = next((e["title"] for e in run["rungs"].values() if "absent" not in e), None)
+    return {"name": run["name"], "rounds": rounds, "first": first, "rows": ladder.rows(run)}

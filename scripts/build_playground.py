@@ -13,7 +13,7 @@ playground's browser tests.  It needs npm and nothing from the network at run ti
    stylesheets and scripts, ``runner.py``, the training tab's ``trainer.py`` and ``live_training.py``
    the GPT tab's ``gpt_runner.py`` and the lab's ``lab_runner.py`` and ``lab_grader.py``, from
    ``playground/``; the lab's steps, ``lab_steps.json``, read from notebook 05 and its solutions
-   (``playground/lab_steps.py``).
+   (``playground/lab_steps.py``); the speed ladder's modules (LADDER_FILES) into ``OUT/benchmarks/``.
 4. ``names.txt``, the GPT tab's training set: ``nn.datasets.load_names()`` (the census files of
    the PyPI package ``names``, installed here) one a line, written at build time, so the page never
    downloads it.  Pyodide's numpy goes into ``OUT/pyodide/`` too when the installed runtime has its
@@ -69,6 +69,17 @@ PAGE_FILES = (
     "lab_grader.py",
 )
 NAMES = "names.txt"
+#: The speed ladder's modules (benchmarks/), which the GPT tab's worker fetches into its Python when
+#: "Time the ladder" is pressed, as the package ``benchmarks`` beside gpt_runner.py.
+LADDER_FILES = (
+    "__init__.py",
+    "ladder.py",
+    "gpt_workloads.py",
+    "gpt_floor.py",
+    "report.py",
+    "suite.py",
+    "playground_ready.py",
+)
 #: Pyodide packages the GPT tab uses when the runtime folder has them (``compile_loss`` needs numpy).
 OPTIONAL_PACKAGES = ("numpy",)
 #: The memory snapshot the workers restore, and the page files it has imported (beside micrograd).
@@ -202,6 +213,9 @@ def build(out: Path) -> Path:
     write_lab_steps(out)
     for name in PAGE_FILES:
         shutil.copy2(SOURCE / name, out / name)
+    (out / "benchmarks").mkdir()
+    for name in LADDER_FILES:
+        shutil.copy2(ROOT / "benchmarks" / name, out / "benchmarks" / name)
     page = (SOURCE / "index.html").read_text(encoding="utf-8")
     snapshot = make_snapshot(out, wheel)
     page = page.replace("%%WHEEL%%", wheel.name).replace("%%PYODIDE%%", version)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
 from pathlib import Path
 
@@ -69,8 +70,9 @@ def test_a_rung_that_cannot_run_is_shown_absent_with_its_reason() -> None:
         }
     }
     text = ladder.table(run)
-    assert "| microgpt's engine | absent | | | MicrogptUnavailableError: no index |" in text
-    assert "| nn.GPT, eager | 100 ms |  | 3.0 (bit for bit) | w |" in text
+    assert "| microgpt's engine | absent |  |  | MicrogptUnavailableError: no index |" in text
+    # the speed-up is over the first rung present
+    assert "| nn.GPT, eager | 100 ms | 1.00x | 3.0 (bit for bit) | w |" in text
 
 
 def test_rounds_below_one_are_refused() -> None:
@@ -81,3 +83,43 @@ def test_rounds_below_one_are_refused() -> None:
 def test_the_machine_line_names_the_load() -> None:
     run = json.loads(SAVED.read_text())
     assert report.machine_text(run["machine"]) in ladder.saved_run_text(run)
+
+
+NAMES = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "zoe", "liam", "noah", "oliver"]
+
+
+def test_in_process_the_rungs_take_turns_on_the_names_given() -> None:
+    """The playground's way (Pyodide has no processes): every rung in this process, on its names."""
+    told: list[str] = []
+    absent = {"microgpt": "another project's code, not shipped", "floor_blas": "no numpy here"}
+    run = ladder.run(
+        1, {"script_ours", "gpt_eager"}, names=NAMES, absent=absent, in_process=True, progress=told.append
+    )
+    assert list(run["rungs"]) == ["microgpt", "script_ours", "gpt_eager", "floor_blas"]
+    shuffled = list(NAMES)
+    random.Random(ladder.SEED).shuffle(shuffled)
+    assert run["name"] == shuffled[0] and "machine" not in run
+    for key in ("script_ours", "gpt_eager"):
+        entry = run["rungs"][key]
+        assert len(entry["samples"]) == 1 and entry["per_name_s"] > 0 and "absent" not in entry
+    # microgpt's script on our Value and nn.GPT: the same model, within microgpt's 6e-16
+    eager = run["rungs"]["gpt_eager"]["loss"]
+    assert math.isclose(run["rungs"]["script_ours"]["loss"], eager, rel_tol=6e-16)
+    assert told[-1] == "round 1 of 1: timing rung 2 of 2, nn.GPT, eager"
+    rows = {r["title"]: r for r in ladder.rows(run)}
+    assert rows["micrograd.Value on microgpt's script"]["speedup"] == "1.00x"
+    assert rows["nn.GPT, eager"]["loss"] == f"{eager!r} (bit for bit)"
+    for key, reason in absent.items():
+        title = run["rungs"][key]["title"]
+        assert rows[title]["time"] == "absent" and rows[title]["why"] == reason
+
+
+def test_a_names_list_sets_the_vocabulary() -> None:
+    """Names with fewer letters make a smaller model: the vocabulary comes from the names given."""
+    from nn import GPT
+
+    run = ladder.run(1, {"gpt_eager"}, names=["ab", "ba", "aab"], in_process=True)
+    ids = {"a": 0, "b": 1}  # and BOS, 2: a vocabulary of 3
+    model = GPT(3, ladder.BLOCK_SIZE, ladder.N_LAYER, ladder.N_EMBD, ladder.N_HEAD, seed=ladder.SEED)
+    first = model.loss([2, *(ids[c] for c in run["name"]), 2]).data
+    assert run["rungs"]["gpt_eager"]["loss"] == first

@@ -121,3 +121,25 @@ def test_sgd_goes_on_from_scalar_buffers_and_back() -> None:
     ps[1].grad = None  # type: ignore[assignment]
     with pytest.raises(TypeError):  # the loop's own error
         opt.step()
+
+
+def test_without_numpy_the_optimizers_step_as_the_loop() -> None:
+    """Where numpy cannot be imported (the playground's Pyodide without its wheel), ``step()`` runs
+    the scalar loop instead of failing in the numpy path."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.modules['numpy'] = None\n"  # an import of numpy now fails, as without it
+        "from micrograd import Value\n"
+        "from nn.optim import SGD, Adam\n"
+        "for opt_class in (SGD, Adam):\n"
+        "    p = Value(1.0); p.grad = 0.5\n"
+        "    opt_class([p], lr=0.1).step()\n"
+        "    print(opt_class.__name__, p.data)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    sgd, sgd_data, adam, adam_data = done.stdout.split()
+    assert (sgd, float(sgd_data)) == ("SGD", 1.0 - 0.1 * 0.5)
+    assert adam == "Adam" and math.isclose(float(adam_data), 0.9, rel_tol=1e-7)  # lr, less eps's share

@@ -413,6 +413,37 @@ def test_explore_this_step_opens_the_explorer_in_boxes(page: Any) -> None:
     shot(page, "explorer", scroll_to="gpt-explorer")
 
 
+def test_time_the_ladder_shows_each_rung_and_why_some_are_absent(page: Any) -> None:
+    """The speed ladder, timed in the tab's worker: every rung's row, nn.GPT eager's loss the
+    reference, microgpt's engine absent (not shipped), numpy's rungs absent when numpy is."""
+    pause(page)
+    page.find_element("id", "gpt-ladder").click()
+    wait(page, "window.mgGpt.ladderProgress && window.mgGpt.ladderProgress.includes('timing rung')", 300)
+    result = wait(page, "window.mgGpt.ladder", 600)
+    cells = page.execute_script(
+        "return [...document.querySelectorAll('#gpt-ladder-table tbody tr')]"
+        ".map((tr) => [...tr.cells].map((td) => td.textContent))"
+    )
+    rows = {row[0]: row for row in cells}
+    assert list(rows) == [r["title"] for r in result["rows"]] and len(rows) == 7
+    assert rows["microgpt's engine on microgpt's script"][1] == "absent"
+    assert "does not ship" in rows["microgpt's engine on microgpt's script"][4]
+    eager = rows["nn.GPT, eager"]
+    assert eager[1].endswith("s") and eager[3].endswith("(bit for bit)")
+    ours = rows["micrograd.Value on microgpt's script"]
+    assert ours[2] == "1.00x" and ("apart" in ours[3] or "bit for bit" in ours[3])
+    assert text(page, "gpt-ladder-speedup") == "speed-up over micrograd.Value on microgpt's script"
+    numpy_rungs = [rows[t] for t in rows if "numpy" in t or "compile_loss" in t]
+    if gpt(page)["mode"] == "compiled":  # numpy loaded: its rungs ran, the same losses
+        assert rows["nn.GPT, compile_loss()"][3].endswith("(bit for bit)")
+        assert all(r[1] != "absent" for r in numpy_rungs)
+    else:
+        assert all(r[1] == "absent" and "needs numpy" in r[4] for r in numpy_rungs)
+    assert "/playground/benchmarks/ladder.py" in SERVED
+    print(f"\nGPT tab: the ladder timed in {result['ms'] / 1000:.1f} s: {cells}")
+    shot(page, "ladder", scroll_to="gpt-ladder-status")
+
+
 def test_no_request_leaves_localhost(page: Any) -> None:
     urls = []
     for entry in page.get_log("performance"):
