@@ -325,7 +325,10 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
         node.grad = 0.0
         if watched_threads and get_ident() in watched_threads:
             return watched(node, (self, other), fn, None)  # inside no_grad or detect_anomaly
-        node._prev, node._op, node._fn, node._extra = (self, other), fn.name, fn, None
+        node._prev = (self, other)  # one statement a slot: a 4-tuple built and unpacked costs more
+        node._op = fn.name
+        node._fn = fn
+        node._extra = None
         return node
 
     return method
@@ -341,7 +344,10 @@ def unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
         node.grad = 0.0
         if watched_threads and get_ident() in watched_threads:
             return watched(node, (self,), fn, None)
-        node._prev, node._op, node._fn, node._extra = (self,), fn.name, fn, None
+        node._prev = (self,)
+        node._op = fn.name
+        node._fn = fn
+        node._extra = None
         return node
 
     method.__doc__ = doc
@@ -518,7 +524,10 @@ def leaf(data: float) -> Value:
     out: Value = new_value(Value)
     out.data = data
     out.grad = 0.0
-    out._prev, out._op, out._fn, out._extra = (), "", None, None
+    out._prev = ()
+    out._op = ""
+    out._fn = None
+    out._extra = None
     return out
 
 

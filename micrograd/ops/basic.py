@@ -531,7 +531,10 @@ def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> V
         product: Value = new_value(Value)
         product.data = number = forward(FORWARD_CTX, w.data, x.data)
         product.grad = 0.0
-        product._prev, product._op, product._fn, product._extra = (w, x), name, Mul, None
+        product._prev = (w, x)  # one statement a slot, as binary_method
+        product._op = name
+        product._fn = Mul
+        product._extra = None
         operands.append(product)
         numbers.append(number)
     return node(Sum, Sum.forward(FORWARD_CTX, *numbers), tuple(operands))
