@@ -287,8 +287,10 @@ def _add_other_view(
 ) -> None:
     """Put the other way of drawing the graph's sums and dots (``_other_view``) into the page's
     ``data``; on the other view itself (not ``offered``), the node to pick at its start."""
-    if not offered:  # the click that opened this view sets which node it picks
-        data["pick"] = -1
+    if not offered:  # the click that opens this view writes the node to pick over the -1, which
+        rest = dict(data)  # it finds as the page data's first key: so "pick" goes first
+        data.clear()
+        data.update({"pick": -1, **rest})
     other = _other_view(model, offered, *page_args)
     if other is not None:
         data["other"] = other
