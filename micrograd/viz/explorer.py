@@ -257,7 +257,7 @@ def page(
     """Build the explorer page of ``root``'s graph (what ``explore`` saves or shows), one stage
     after the other: graph model, (boxes), layout, page.  Names: a label, else ``named``'s
     (``explore``'s ``model=``), else a Module's parameter's in ``scopes``.  ``examples``: a small
-    graph for each mistake that changes nothing here; ``other_view``: ``_add_other_view``."""
+    graph for each mistake that changes nothing here; ``other_view``: ``_with_other_view``."""
     _check(root, layout_timeout, layout, scopes, mistake, expand_dot)
     names = recorded_names(scopes) | model_names(named, "explore")  # model= wins over discovered
     model = graph_model(root, params, max_nodes, "explore", EXPLORE_ADVICE, names, True, expand_dot)
@@ -266,7 +266,7 @@ def page(
     breakit = None if expand_dot else breakit_data(model, trace.grads, mistake)
     _offer_examples(breakit, examples)
     if scopes is None and mistake is None:  # (a page in boxes or in break-it mode has no chains)
-        _add_other_view(data, model, other_view, (root, params, layout, layout_timeout, title, named))
+        data = _with_other_view(data, model, other_view, (root, params, layout, layout_timeout, title, named))
     note = _unrecorded(model, scopes)
     if scopes is not None and not note:
         boxes = boxes_of(model, scopes)
@@ -282,18 +282,15 @@ def page(
     return Explorer(pages.explorer_page(model, data, svg, heading, note, breakit), heading)
 
 
-def _add_other_view(
+def _with_other_view(
     data: dict[str, Any], model: GraphModel, offered: bool, page_args: tuple[Any, ...]
-) -> None:
-    """Put the other way of drawing the graph's sums and dots (``_other_view``) into the page's
-    ``data``; on the other view itself (not ``offered``), the node to pick at its start."""
+) -> dict[str, Any]:
+    """The page's ``data`` with the other way of drawing the graph's sums and dots (``_other_view``);
+    on the other view itself (not ``offered``), the node to pick at its start."""
     if not offered:  # the click that opens this view writes the node to pick over the -1, which
-        rest = dict(data)  # it finds as the page data's first key: so "pick" goes first
-        data.clear()
-        data.update({"pick": -1, **rest})
+        data = {"pick": -1, **data}  # it finds as the page data's first key: so "pick" goes first
     other = _other_view(model, offered, *page_args)
-    if other is not None:
-        data["other"] = other
+    return data if other is None else {**data, "other": other}
 
 
 #: The chain's button on a node, by the view the page shows (one node, or its chain)
