@@ -60,14 +60,6 @@ def grade(name: str, texts: list[str], only: list[str] | None, end: str, seconds
     }
 
 
-def expr_of(spec: list[Any]) -> cases.Expr:
-    if spec[0] == "op":
-        return cases.OP_CASES[str(spec[1])][int(spec[2])]
-    if spec[0] == "lecture":
-        return cases.LECTURE[int(spec[1])]
-    return cases.TOPOLOGICAL
-
-
 def text(x: Any, most: int) -> str:
     return x[:most] if isinstance(x, str) else ""
 
@@ -86,7 +78,7 @@ def picture(data: Any, spec: list[Any]) -> dict[str, Any]:
     nodes = data.get("nodes")
     if not isinstance(nodes, list) or not 0 < len(nodes) <= MOST_NODES:
         return {"error": "the learner worker sent no graph"}
-    expr = expr_of(spec)
+    expr = cases.expression(spec)
     right_data, right_grads = expr_reference(expr)
     want = {n: (d, g) for n, d, g in zip(expr.names, right_data, right_grads)}
     backward = data.get("backward")

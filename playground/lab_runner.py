@@ -88,19 +88,10 @@ def next_text() -> str | None:
 # ---- the learner's graph ---------------------------------------------------------------------
 
 
-def expr_of(spec: list[Any]) -> cases.Expr:
-    """One of ``check_engine``'s expressions: ["op", "+", 1], ["lecture", 0] or ["topological"]."""
-    if spec[0] == "op":
-        return cases.OP_CASES[str(spec[1])][int(spec[2])]
-    if spec[0] == "lecture":
-        return cases.LECTURE[int(spec[1])]
-    return cases.TOPOLOGICAL
-
-
 def graph(spec: list[Any]) -> dict[str, Any]:
     """The learner's graph of the expression ``spec``: ``nodes`` (name, op, data, grad, operands'
     indices), the output last; ``backward`` says what stopped their backward(), if anything."""
-    cls, expr = STATE["cls"], expr_of(spec)
+    cls, expr = STATE["cls"], cases.expression(spec)
     named: dict[str, Any] = {}
     try:
         for name, value in expr.leaves.items():

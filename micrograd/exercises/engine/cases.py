@@ -13,6 +13,7 @@ one of them is told which one is not written yet, instead of failing with a ``Ty
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import formulas
 from ..formulas import Tree
@@ -202,3 +203,17 @@ LECTURE = [
         README_LINES,
     ),
 ]
+
+
+def expression(spec: list[Any]) -> Expr:
+    """One of ``check_engine``'s expressions by its name as the playground's lab sends it:
+    ``["op", "+", 1]`` (``OP_CASES["+"][1]``), ``["lecture", 0]`` or ``["topological"]``.
+
+    >>> expression(["topological"]) is TOPOLOGICAL
+    True
+    """
+    if spec[0] == "op":
+        return OP_CASES[str(spec[1])][int(spec[2])]
+    if spec[0] == "lecture":
+        return LECTURE[int(spec[1])]
+    return TOPOLOGICAL
