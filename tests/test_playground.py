@@ -103,16 +103,12 @@ def server(site: Path) -> Iterator[Server]:
     s.close()
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Headless Chromium with its console, performance and network logs, a 1280x800 viewport."""
-    global NETLOG
-    if MISSING is not None:
-        pytest.skip(MISSING)
-    NETLOG = tmp_path_factory.mktemp("netlog") / "netlog.json"
+def playground_chromium(tmp_path_factory: pytest.TempPathFactory, netlog: Path) -> Any:
+    """Headless Chromium with its console, performance and network logs (the network log in
+    ``netlog``), a 1280x800 viewport."""
     flags = (
         "--disable-default-apps",
-        f"--log-net-log={NETLOG}",  # every request of the browser, its workers' included
+        f"--log-net-log={netlog}",  # every request of the browser, its workers' included
         # Chromium's own background traffic off (autofill, sign-in, updates, network time, ...),
         # and no host but this one resolves: nothing can leave the machine, whoever asks.
         "--no-pings",
@@ -128,6 +124,32 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         "Emulation.setDeviceMetricsOverride",
         {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False},
     )
+    return d
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The module's Chromium (``playground_chromium``), its network log in NETLOG."""
+    global NETLOG
+    if MISSING is not None:
+        pytest.skip(MISSING)
+    NETLOG = tmp_path_factory.mktemp("netlog") / "netlog.json"
+    d = playground_chromium(tmp_path_factory, NETLOG)
+    try:
+        yield d
+    finally:
+        d.quit()
+
+
+@pytest.fixture
+def own_driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Chromium of the test's own, for the tests that open the playground from a damaged or
+    unserved copy of the site, after the module's tests have loaded Python a dozen times in one
+    browser: there its renderer crashed in one CI run ("tab crashed", its cause not found),
+    and every later test of the module failed with it."""
+    if MISSING is not None:
+        pytest.skip(MISSING)
+    d = playground_chromium(tmp_path_factory, tmp_path_factory.mktemp("netlog") / "netlog.json")
     try:
         yield d
     finally:
@@ -920,7 +942,7 @@ def test_a_copy_of_the_site_elsewhere_still_works(driver: Any, site: Path, tmp_p
 
 @pytest.mark.parametrize("damage", ["missing", "cut short", "not a snapshot"])
 def test_without_a_snapshot_that_restores_python_starts_as_usual(
-    driver: Any, site: Path, tmp_path: Path, damage: str
+    own_driver: Any, site: Path, tmp_path: Path, damage: str
 ) -> None:
     """The snapshot missing, cut short (gzip's checksum fails) or not a snapshot at all (Pyodide
     refuses it): the worker says why and starts Python the usual way, and the page works."""
@@ -937,38 +959,40 @@ def test_without_a_snapshot_that_restores_python_starts_as_usual(
         snapshot.write_bytes(gzip.compress(os.urandom(1 << 20)))
     other = Server(copy)
     try:
-        driver.get(other.base + "playground/index.html")
-        wait(driver, "window.mgPlayground.runs >= 1")
-        assert driver.execute_script("return window.mgPlayground.bootFrom") == "start"
-        why = driver.execute_script("return window.mgPlayground.snapshotError")
+        own_driver.get(other.base + "playground/index.html")
+        wait(own_driver, "window.mgPlayground.runs >= 1")
+        assert own_driver.execute_script("return window.mgPlayground.bootFrom") == "start"
+        why = own_driver.execute_script("return window.mgPlayground.snapshotError")
         assert why, why
-        assert values(driver)["a"] == ["2.0", "6.0"] and "L = -8.0" in text(driver, "output")
-        assert "restored" not in text(driver, "ready-time")
-        ready = float(driver.execute_script("return document.body.dataset.readyMs"))
+        assert values(own_driver)["a"] == ["2.0", "6.0"] and "L = -8.0" in text(own_driver, "output")
+        assert "restored" not in text(own_driver, "ready-time")
+        ready = float(own_driver.execute_script("return document.body.dataset.readyMs"))
         print(f"\nplayground, snapshot {damage}: Python started in {ready / 1000:.2f} s ({why})")
-        network(driver)
+        network(own_driver)
     finally:
         other.close()
 
 
-def test_opened_as_a_file_it_says_at_once_how_to_serve_it(driver: Any, site: Path, tmp_path: Path) -> None:
+def test_opened_as_a_file_it_says_at_once_how_to_serve_it(
+    own_driver: Any, site: Path, tmp_path: Path
+) -> None:
     """From file:// a browser refuses the page's module scripts and workers: instead of "loading
     Python…" forever, the page says so and gives the two commands, the second with this site's folder."""
     moved = tmp_path / "my site"  # a space in the path: the command quotes it
     shutil.copytree(site, moved)
     started = time.monotonic()
-    driver.get((moved / "playground" / "index.html").as_uri())
-    wait(driver, "document.body.dataset.fileNotice === '1'", 5)
+    own_driver.get((moved / "playground" / "index.html").as_uri())
+    wait(own_driver, "document.body.dataset.fileNotice === '1'", 5)
     print(f"\nplayground from file://: the notice in {time.monotonic() - started:.2f} s")
-    notice = driver.find_element("id", "file-notice")
+    notice = own_driver.find_element("id", "file-notice")
     assert notice.is_displayed()
     said = " ".join(notice.text.split())
     assert "Python cannot start in a page opened as a file." in said
     assert "make serve" in said
     assert f'python -m http.server -d "{moved}"' in said
-    assert text(driver, "status") == "not started: this page needs a web server"
-    assert all(not b.is_enabled() for b in driver.find_elements("tag name", "button"))
-    shot(driver, "playground-file")
+    assert text(own_driver, "status") == "not started: this page needs a web server"
+    assert all(not b.is_enabled() for b in own_driver.find_elements("tag name", "button"))
+    shot(own_driver, "playground-file")
 
 
 def test_make_serve_serves_the_built_site_on_localhost(tmp_path: Path) -> None:
