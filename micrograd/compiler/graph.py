@@ -98,16 +98,18 @@ def read_graph(trace: Trace) -> Graph:
     graph.input_index = {x: i for i, x in enumerate(trace.inputs)}
     behind = set(order)  # (every node the eager backward walks, a parameter's own operands too)
     graph.reached = [p in behind for p in trace.params]
-    sums = classify(graph)
-    rank_edges(graph)
-    fuse_sums(graph, sums)
+    # the nodes the replay computes, asked once here, not by each pass below (a GPT step: 10,000)
+    here = [v for v in graph.nodes if graph.computed_here(v)]
+    sums = classify(graph, here)
+    rank_edges(graph, here)
+    fuse_sums(graph, sums, here)
     # (terms made by C-level map and zip, no Python frame per edge: the plan of a GPT step has
     # 84,000 edges, and Term(...) one by one took a fifth of its time)
     operands, rank = graph.operands, graph.rank
     for v in graph.ops:
         prev = v._prev
         operands[v] = list(map(_new_term, repeat(Term), zip(prev, repeat(1.0), count(rank[v]))))
-    graph.computed = [v for v in graph.nodes if v in operands]
+    graph.computed = [v for v in here if v in operands]
     levels_and_needs(graph)
     return graph
 
@@ -126,46 +128,48 @@ def levels_and_needs(graph: Graph) -> None:
         needs[v] = any(map(get_needs, values, repeat(False)))
 
 
-def classify(graph: Graph) -> dict[Value, float]:
-    """Fill ``graph.ops`` with the nodes run by their op; return the additions (node -> the sign
-    of its operands after the first), which fuse into ordered sums.  A node the replay cannot
-    run is a ``CompileError`` naming it."""
-    sums: dict[Value, float] = {}
-    for v in graph.nodes:
-        why = unreplayable(v)
-        if not graph.computed_here(v):
-            if hooks_of(v):
+def classify(graph: Graph, here: list[Value]) -> dict[Value, float]:
+    """Fill ``graph.ops`` with the nodes run by their op (of ``here``, the nodes the replay
+    computes); return the additions (node -> the sign of its operands after the first), which
+    fuse into ordered sums.  A node the replay cannot run is a ``CompileError`` naming it."""
+    computed = set(here)
+    for v in graph.nodes:  # the first node in order that cannot be replayed is the one named
+        # (a node without _extra has no hooks and no kept arguments: nothing more to ask)
+        fn = v._fn
+        if v in computed and (fn is HandWritten or fn is None or v._extra is not None):
+            why = unreplayable(v)
+            if why is not None:
                 raise CompileError(f"cannot replay the traced graph: {why}")
-            continue
-        if why is not None:
-            raise CompileError(f"cannot replay the traced graph: {why}")
-        assert v._fn is not None
-        if v._fn in SUMS and len(args_of(v)) == len(v._prev):
-            sums[v] = SUMS[v._fn]
+        elif v._extra is not None and hooks_of(v):
+            raise CompileError(f"cannot replay the traced graph: {unreplayable(v)}")
+    sums: dict[Value, float] = {}
+    ops = graph.ops
+    for v in here:
+        fn = v._fn
+        assert fn is not None  # (unreplayable: checked above)
+        if fn in SUMS and len(args_of(v)) == len(v._prev):
+            sums[v] = SUMS[fn]
         else:
-            graph.ops[v] = v._fn
+            ops[v] = fn
     return sums
 
 
-def rank_edges(graph: Graph) -> None:
+def rank_edges(graph: Graph, here: list[Value]) -> None:
     """The eager backward's order: reverse topological, operands in order. Each (node, operand)
-    edge gets its rank, so that a node's gradient adds its contributions in the same order."""
+    edge gets its rank, so that a node's gradient adds its contributions in the same order.
+    ``here``: the nodes the replay computes, in topological order (a leaf has no edges)."""
     n, rank = 0, graph.rank
-    for v in reversed(graph.nodes):
-        if graph.computed_here(v):
-            rank[v] = n
-            n += len(v._prev)
+    for v in reversed(here):
+        rank[v] = n
+        n += len(v._prev)
 
 
-def fuse_sums(graph: Graph, sums: dict[Value, float]) -> None:
+def fuse_sums(graph: Graph, sums: dict[Value, float], here: list[Value]) -> None:
     """Left chains of +, - and micrograd.sum, each link the first operand of the next and used
     only there, as one ordered sum each (``graph.operands``): the eager floats, links gone."""
-    here = graph.computed_here
-    uses = Counter(flatten(v._prev for v in graph.nodes if here(v)))
+    uses = Counter(flatten(v._prev for v in here))
     terms = graph.operands
-    for v in graph.nodes:
-        if v not in sums:
-            continue
+    for v in sums:  # (in topological order, as ``here``: a link is fused before its sum)
         first, *rest = v._prev
         fuse = first in terms and uses[first] == 1
         base = graph.rank[v]

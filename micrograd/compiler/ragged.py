@@ -57,14 +57,18 @@ ALWAYS = -1  # the tag of a node that leads to no part: in every sample's graph
 def part_tags(parts: Sequence[Value], nodes: Iterable[Value]) -> dict[Value, int]:
     """Each node's tag: the index of the first part it is (or is computed into), else ``ALWAYS``."""
     tags = dict.fromkeys(nodes, ALWAYS)
+    # the nodes still tagged ALWAYS: a set, whose __contains__ filters a node's operands at C speed
+    # (no Python frame per operand: measured 22 ms -> 18-19 ms on a 15-token GPT graph)
+    untagged = set(tags)
     for t, part in enumerate(parts):
-        stack = [part] if tags.get(part) == ALWAYS else []
+        stack = [part] if part in untagged else []
         while stack:
             v = stack.pop()
-            if tags[v] != ALWAYS:
+            if v not in untagged:
                 continue
+            untagged.remove(v)
             tags[v] = t
-            stack += [c for c in v._prev if tags.get(c) == ALWAYS]
+            stack += filter(untagged.__contains__, v._prev)
     return tags
 
 
@@ -87,6 +91,28 @@ def warn_traced_size(tags: dict[Value, int], plan: Plan, n: int) -> None:
                     stacklevel=7,  # (compile's caller)
                 )
                 return
+
+
+def slot_tags(plan: Plan, tags: dict[Value, int]) -> Ints:
+    """Each value slot's tag (``ALWAYS`` where no node is), so that a sum's terms' tags are one
+    take, not a Python call per term."""
+    np, slot = load_numpy(), plan.layout.slot
+    tag_at = np.full(plan.layout.size, ALWAYS, dtype=np.intp)
+    tag_at[np.fromiter(slot.values(), np.intp, len(slot))] = [tags.get(v, ALWAYS) for v in slot]
+    return tag_at  # type: ignore[no-any-return]
+
+
+def contribution_slot_tags(plan: Plan, tags: dict[Value, int]) -> Ints:
+    """Each contribution slot's tag: the tag of the node its edge goes out of (``ALWAYS`` for a
+    slot no gathered edge fills), set in one assignment, not a numpy item write per edge."""
+    np, graph, edge_slot = load_numpy(), plan.graph, plan.edge_slot
+    assert graph is not None
+    consumer = {t.rank: tags[v] for v in graph.computed for t in graph.operands[v]}
+    slot_tag = np.full(plan.n_contrib, ALWAYS, dtype=np.intp)
+    slot_tag[np.fromiter(edge_slot.values(), np.intp, len(edge_slot))] = np.fromiter(
+        map(consumer.__getitem__, edge_slot), np.intp, len(edge_slot)
+    )
+    return slot_tag  # type: ignore[no-any-return]
 
 
 def contribution_tags(slot_tag: Ints, slots: Ints, pad_slot: int) -> Ints:
@@ -121,11 +147,12 @@ class Cuts:
         warn_traced_size(tags, plan, len(parts))
         self.param_tags: Ints = np.array([tags.get(p, ALWAYS) for p in plan.trace.params], dtype=np.intp)
         value_at = {s: v for v, s in plan.layout.slot.items()}
+        tag_at = slot_tags(plan, tags)
         self.sums: list[tuple[int, Ints]] = []
         for i, grp in enumerate(groups):
             members = [value_at[s] for s in range(grp.start, grp.stop)]
             if grp.fn is None:
-                terms = np.vectorize(lambda s: tags.get(value_at[s], ALWAYS), otypes=[np.intp])(grp.args[0])
+                terms = tag_at[grp.args[0]]
                 outer = np.array([tags[v] == ALWAYS for v in members])
                 if ((terms != ALWAYS) & outer[None, :]).any():
                     if grp.shared:
@@ -143,10 +170,7 @@ class Cuts:
                         f"ragged=True: the loss reads the parts through {v._op!r}, not only through a sum "
                         "(sum(parts) * scale is fine): a sample's smaller graph would not be part of it"
                     )
-        consumer = {t.rank: tags[v] for v in graph.computed for t in graph.operands[v]}
-        slot_tag = np.full(plan.n_contrib, ALWAYS, dtype=np.intp)
-        for rank, slot in plan.edge_slot.items():
-            slot_tag[slot] = consumer[rank]
+        slot_tag = contribution_slot_tags(plan, tags)
         self.gathers: list[tuple[int, Ints]] = []
         for i, gather in enumerate(gathers):
             used = contribution_tags(slot_tag, gather.slots, plan.pad_slot)  # (uses, nodes)

@@ -43,11 +43,13 @@ def shared_by_all_samples(graph: Graph) -> Sharing:
     node's gradient is shared when every contribution to it is."""
     operands, ops, inputs = graph.operands, graph.ops, set(graph.trace.inputs)
     values: set[Value] = set()
+    # what a shared value must not read: inputs and the computed nodes not (yet) found shared
+    # (isdisjoint asks it of the operands at C speed, no Python frame per operand)
+    unknown = {*operands, *inputs}
     for v in graph.computed:
-        if (v not in ops or ops[v].builtin) and all(
-            t.value in values if t.value in operands else t.value not in inputs for t in operands[v]
-        ):
+        if (v not in ops or ops[v].builtin) and unknown.isdisjoint(operands_of(graph, v)):
             values.add(v)
+            unknown.discard(v)
     gradients: set[Value] = {graph.trace.root}
     varying: set[Value] = set()  # nodes with a contribution that differs between samples
     edges: set[int] = set()

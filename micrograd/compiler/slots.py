@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain as _chain
 
 from .._core.nodes import CONSTANT
 from ..engine import Value
@@ -94,11 +95,12 @@ def assign_slots(
     leading = [p for ps in lead.values() for p in ps]
     read: dict[Value, None] = {}
     if reading_order:
-        for key in sorted(keys, key=lambda k: k.shared):  # per-sample groups first
-            if key.op is not None:
-                is_param = graph.param_index.__contains__  # (filter: no Python frame per operand)
-                for v in groups[key]:
-                    read.update(dict.fromkeys(filter(is_param, v._prev)))
+        # every op's operands, per-sample groups first, in one pass at C speed (filter and chain: no
+        # Python frame per operand, no dict per node; a GPT step's ops read 60,000 operands)
+        is_param = graph.param_index.__contains__
+        ordered = sorted(keys, key=lambda k: k.shared)
+        prevs = (v._prev for key in ordered if key.op is not None for v in groups[key])
+        read.update(dict.fromkeys(filter(is_param, _chain.from_iterable(prevs))))
     read.update(dict.fromkeys(params))  # then the others, in their order
     lead_set = set(leading)
     region = [p for p in read if p not in lead_set]
