@@ -132,8 +132,7 @@ class FlatParams:
             )
         )
         if not fresh:
-            add_rows_into_grad(self.params, grads[None, :], reached[None, :])
-            self._grad_objs = None  # (unknown objects: read again when asked)
+            self.add_rows(grads[None, :], reached[None, :])
             return
         new = np.where(reached, grads, first)
         objs = new.tolist()
@@ -144,6 +143,16 @@ class FlatParams:
         for p, x in zip(self.params, objs):
             p.grad = x
         self._grad, self._grad_objs, self._grad_zeros = self._kept(new, objs)
+
+    def add_rows(self, rows: Any, reached: Any) -> None:
+        """Add the gradients of several passes into the parameters' ``.grad`` (``rows[k][i]`` where
+        ``reached[k][i]``), as ``backward()`` run pass after pass adds them: ``add_rows_into_grad``,
+        whose ``.grad``s, objects and array, are kept (an optimizer reads them without packing)."""
+        kept = add_rows_into_grad(self.params, rows, reached)
+        if kept is None:  # (added one by one: unknown objects, read again when asked)
+            self._grad, self._grad_objs, self._grad_zeros = None, None, _none
+        else:
+            self._grad, self._grad_objs, self._grad_zeros = self._kept(kept[1], kept[0])
 
     @staticmethod
     def _kept(array: Any, objs: list[Any]) -> tuple[Any, list[Any] | None, Picker]:
