@@ -175,10 +175,9 @@ def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> tuple[list[Any], 
     values = acc.tolist()
     for i in np.flatnonzero(touched & (acc == 0.0) & ~np.signbit(acc)).tolist():
         values[i] = ZERO_SUM  # a zero that is a sum (rare: one pass in a few)
+    # a node no pass reached keeps its .grad, the very object (ZERO_SUM stays the mark)
     for i in np.flatnonzero(~touched).tolist():
-        values[i] = grads[
-            i
-        ]  # a node no pass reached keeps its .grad, the very object (ZERO_SUM stays the mark)
+        values[i] = grads[i]
     for node, value in zip(nodes, values):  # (all of them: one zip, faster than an indexed loop over most)
         node.grad = value
     return values, acc
