@@ -638,9 +638,11 @@ class BatchedLoss(TracedLoss):
 
     def backward(self, docs: Sequence[Sequence[int]]) -> list[float]:
         """Add the documents' gradients into ``.grad``, as the eager loop does; their losses, in order."""
-        from micrograd.func.reverse import add_passes_into_grad
+        from micrograd.compiler.flat import shared
 
         losses, grads, reached = self.per_document(docs)
-        add_passes_into_grad(self.params, grads, reached)
+        # (add_passes_into_grad's rule, through the parameters' arrays the steps and an optimizer
+        # share: the .grads written are kept as an array, so Adam does not pack them again)
+        shared(self.params).add_rows(grads, reached)
         out: list[float] = losses.tolist()
         return out

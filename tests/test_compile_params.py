@@ -157,6 +157,27 @@ def test_the_watch_takes_new_containers_of_the_same_values_as_they_are() -> None
     assert check() is None  # (noted again: found the cheap way)
 
 
+def test_a_copy_of_a_list_that_compares_equal_is_followed_when_changed_later() -> None:
+    # held() compares the boxes with ==: a new list of the same rows is equal, but the watch must
+    # follow the new list, or a row replaced in it later would go unseen
+    model, check = gpt_and_check()
+    wq = model.layers[0].attn.wq
+    wq.weight = list(wq.weight)
+    check()
+    wq.weight[1] = [Value(0.0) for _ in range(4)]  # (in the new list only: the old one still holds the row)
+    assert check() is not None
+
+
+def test_an_attribute_whose_equality_raises_counts_as_changed() -> None:
+    model, check = gpt_and_check()
+    model.layers[0].mlp.table = np.zeros(3)  # type: ignore[attr-defined]
+    check()
+    model.layers[0].mlp.table = np.zeros(3)  # type: ignore[attr-defined]  # (== of arrays: no bool)
+    assert check() is None
+    model.layers[0].mlp.fc1.weight[0][0] = Value(0.0)
+    assert check() is not None
+
+
 # ---- a square batch (issue 47, item 5) ---------------------------------------------------------
 
 

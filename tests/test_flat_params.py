@@ -226,3 +226,31 @@ def test_an_int_past_the_floats_takes_the_scalar_loop_and_its_error() -> None:
     a.grad = b.grad = 1.0
     with pytest.raises(OverflowError):  # the loop's own: 10**400 times a float
         opt.step()
+
+
+@settings(max_examples=6, deadline=None)
+@given(edits=st.lists(EDIT, max_size=6), seed=st.integers(0, 50))
+def test_batched_training_keeps_its_grads_as_arrays_and_follows_edits(edits: list[Any], seed: int) -> None:
+    # the batched step hands Adam the .grads it wrote as an array (FlatParams.add_rows): a .grad
+    # or .data set between steps must still be what the next step reads
+    flat_model, eager_model = pair(seed)
+    replay = flat_model.compile_loss(batched=True)
+    flat_ps, eager_ps = flat_model.parameters(), eager_model.parameters()
+    flat_opt, eager_opt = make("adam", flat_ps, True), make("adam", eager_ps, False)
+    batches = docs(seed, 4 * 12)
+    for step in range(12):
+        batch = batches[4 * step : 4 * step + 4]
+        flat_opt.zero_grad()
+        eager_opt.zero_grad()
+        for at, what, which, x in edits:
+            if at % 12 == step and what == "data":
+                flat_ps[which % len(flat_ps)].data = eager_ps[which % len(eager_ps)].data = x
+        losses = replay.backward(batch)
+        assert losses == [eager_backward(eager_model, d) for d in batch], step
+        for at, what, which, x in edits:
+            if at % 12 == step and what == "grad":
+                flat_ps[which % len(flat_ps)].grad = eager_ps[which % len(eager_ps)].grad = x
+        assert bits([p.grad for p in flat_ps]) == bits([p.grad for p in eager_ps]), step
+        flat_opt.step()
+        eager_opt.step()
+        assert bits([p.data for p in flat_ps]) == bits([p.data for p in eager_ps]), step

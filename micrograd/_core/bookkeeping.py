@@ -6,10 +6,12 @@ backward pass runs, safely across threads.  Knows nodes by their slots; does not
 from __future__ import annotations
 
 import gc
+import operator
 import struct
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import repeat
 from math import copysign
 from typing import Any
 
@@ -122,50 +124,63 @@ def accumulate_rows(start: Any, summed: Any, rows: Any, reached: Any) -> tuple[A
     return np.where(any_pass, total, acc), summed | any_pass
 
 
-def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> None:
+def add_rows_into_grad(nodes: Any, rows: Any, reached: Any) -> tuple[list[Any], Any] | None:
     """What ``backward()`` would leave in each node's ``.grad`` after passes whose gradients are
     ``rows[k][i]`` (reaching ``nodes[i]`` where ``reached[k][i]``), in one go: a compiled step's
-    gradients added as the eager loop adds them, zeros' signs included.
+    gradients added as the eager loop adds them, zeros' signs included.  Returns the ``.grad``s
+    now, as the very objects and as a float64 array (for a caller that keeps them), or None
+    where they were added one by one (a ``.grad`` not a float).
 
     >>> from micrograd import Value
     >>> x = Value(1.0)
-    >>> add_rows_into_grad([x], [[-0.0], [0.0], [-0.0]], [[True], [True], [True]])
-    >>> x.grad, copysign(1.0, x.grad), x.grad is ZERO_SUM
-    (0.0, 1.0, True)
+    >>> objs, array = add_rows_into_grad([x], [[-0.0], [0.0], [-0.0]], [[True], [True], [True]])
+    >>> x.grad, copysign(1.0, x.grad), x.grad is ZERO_SUM, objs[0] is x.grad, array.tolist()
+    (0.0, 1.0, True, True, [0.0])
     """
     import numpy as np
 
     grads: Any = [n.grad for n in nodes]
     rows, reached = np.asarray(rows, dtype=np.float64), np.asarray(reached, dtype=bool)
     if not grads or not rows.size:
-        return  # (no nodes, or no passes: nothing to add)
+        return None  # (no nodes, or no passes: nothing to add)
     rows = rows.reshape(-1, len(grads))  # (passes, nodes)
     reached = reached.reshape(rows.shape)
-    if not set(map(type, grads)) <= {float}:  # None (no gradient yet), an int, a Value: one by one
+    touched = reached.any(axis=0)
+    zero = grads[0]
+    if (
+        type(zero) is float
+        and not zero
+        and zero is not ZERO_SUM
+        and all(map(operator.is_, grads, repeat(zero)))
+    ):
+        # every .grad the same fresh zero (as ``zero_grad()`` leaves them): none holds a sum, so
+        # nothing to pack or look up (on microgpt's 4,192 parameters, 0.4 ms less a step)
+        start, marked = np.zeros(len(grads)), np.zeros(len(grads), dtype=bool)
+    elif not set(map(type, grads)) <= {float}:  # None (no gradient yet), an int, a Value: one by one
         for row, hits in zip(rows.tolist(), reached.tolist()):
             for node, g, hit in zip(nodes, row, hits):
                 if hit:
                     accumulate_grad(node, g)
-        return
-    start = np.frombuffer(struct.pack(f"{len(grads)}d", *grads))  # (a third of np.asarray's time)
-    touched = reached.any(axis=0)
-    # Whether a 0.0 .grad holds a sum (ZERO_SUM) or none yet changes only a -0.0 first gradient
-    # (0.0 + -0.0 is 0.0, a fresh .grad takes -0.0): only those few are looked up by identity.
-    first = rows[0] if len(rows) == 1 else rows[reached.argmax(axis=0), np.arange(len(start))]
-    which = touched & (start == 0.0) & ~np.signbit(start) & (first == 0.0) & np.signbit(first)
-    marked = np.zeros(len(start), dtype=bool)
-    for i in np.flatnonzero(which).tolist():
-        marked[i] = grads[i] is ZERO_SUM
+        return None
+    else:
+        start = np.frombuffer(struct.pack(f"{len(grads)}d", *grads))  # (a third of np.asarray's time)
+        # Whether a 0.0 .grad holds a sum (ZERO_SUM) or none yet changes only a -0.0 first
+        # gradient (0.0 + -0.0 is 0.0, a fresh .grad takes -0.0): only those few are looked up.
+        first = rows[0] if len(rows) == 1 else rows[reached.argmax(axis=0), np.arange(len(start))]
+        which = touched & (start == 0.0) & ~np.signbit(start) & (first == 0.0) & np.signbit(first)
+        marked = np.zeros(len(start), dtype=bool)
+        for i in np.flatnonzero(which).tolist():
+            marked[i] = grads[i] is ZERO_SUM
     acc, _ = accumulate_rows(start, marked, rows, reached)
     values = acc.tolist()
     for i in np.flatnonzero(touched & (acc == 0.0) & ~np.signbit(acc)).tolist():
         values[i] = ZERO_SUM  # a zero that is a sum (rare: one pass in a few)
-    if touched.all():
-        for node, value in zip(nodes, values):
-            node.grad = value
-    else:  # a node no pass reached keeps its .grad, the very object (ZERO_SUM stays the mark)
-        for i in np.flatnonzero(touched).tolist():
-            nodes[i].grad = values[i]
+    # a node no pass reached keeps its .grad, the very object (ZERO_SUM stays the mark)
+    for i in np.flatnonzero(~touched).tolist():
+        values[i] = grads[i]
+    for node, value in zip(nodes, values):  # (all of them: one zip, faster than an indexed loop over most)
+        node.grad = value
+    return values, acc
 
 
 # How many backward passes are running, in all threads, and whether the collector was on when the

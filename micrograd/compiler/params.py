@@ -8,7 +8,7 @@ saw, so the step would go on with the old one, silently.  Setting ``.data`` (as
 ``model.parameters()`` is the truth, but building it walks the model in Python (8 ms for
 microgpt's 4,192 parameters, as long as a compiled step).  So a ``Watch`` notes, once,
 the lists, tuples and attributes through which the model holds its parameters, and at
-every call compares each with what it held, by identity (``map(operator.is_, ...)``:
+every call compares each with what it held, by identity (``==`` on lists of Values:
 C speed); only if one differs does it build ``model.parameters()``.  A model it cannot
 read that way (parameters ``parameters()`` computes) gets ``parameters()`` at every call.
 
@@ -20,7 +20,6 @@ read that way (parameters ``parameters()`` computes) gets ``parameters()`` at ev
 
 from __future__ import annotations
 
-import itertools
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -92,8 +91,11 @@ class Watch:
         self.boxes: list[Any] = []  # lists, tuples and views of attributes (dict.values()) to read again
         found: list[Value] = []
         self._note(model, found, set())
-        # Everything the boxes held, in one flat tuple: held() compares it in one pass of C code.
-        self.items = tuple(itertools.chain.from_iterable(self.boxes))
+        # What each box held, as lists: held() compares them in one pass of C code, by ``==``,
+        # which is identity for a Value and a module (object's __eq__); a list or tuple put in
+        # place of one is equal only if it holds the same (==, all the way down), so the model
+        # holds the same Values whichever list it reads.
+        self.items = list(map(list, self.boxes))
         # (found in another order or not all: parameters() is not this walk, so it is called each time)
         self.exact = len(found) == len(params) and all(map(operator.is_, found, params))
 
@@ -119,10 +121,13 @@ class Watch:
         return any(leads)
 
     def held(self) -> bool:
-        """Whether every box holds what it held, by identity (an attribute added counts as changed)."""
-        return sum(map(len, self.boxes)) == len(self.items) and all(
-            map(operator.is_, itertools.chain.from_iterable(self.boxes), self.items)
-        )
+        """Whether every box holds what it held (an attribute added counts as changed)."""
+        try:
+            # (``==`` stops at the first item that differs; on microgpt, 4,462 items in 237 boxes,
+            # 0.07 ms a step, where ``all(map(operator.is_, ...))`` over them chained took 0.2 ms)
+            return list(map(list, self.boxes)) == self.items
+        except Exception:  # (an attribute replaced by one whose == raises, an array: changed)
+            return False
 
 
 def watcher(model: HasParameters, params: Sequence[Value]) -> Callable[[], Sequence[Value] | None]:
