@@ -313,6 +313,7 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
     """``self <op> other`` as ``fn.apply(self, other)`` (``other <op> self`` if ``reflected``),
     a number operand becoming a constant leaf.  The node is made here rather than through
     ``apply``: these are the hottest lines of the engine (see "Making nodes" below)."""
+    name = fn.name  # (read once: a class attribute costs a lookup a node)
 
     def method(self: Value, other: Operand) -> Value:
         if type(other) is not Value:
@@ -326,7 +327,7 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
         if watched_threads and get_ident() in watched_threads:
             return watched(node, (self, other), fn, None)  # inside no_grad or detect_anomaly
         node._prev = (self, other)  # one statement a slot: a 4-tuple built and unpacked costs more
-        node._op = fn.name
+        node._op = name
         node._fn = fn
         node._extra = None
         return node
@@ -336,6 +337,7 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
 
 def unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
     """``self.<op>()`` as ``fn.apply(self)``, made as ``binary_method`` makes its nodes."""
+    name = fn.name
 
     def method(self: Value) -> Value:
         node: Value = new_value(Value)
@@ -345,7 +347,7 @@ def unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
         if watched_threads and get_ident() in watched_threads:
             return watched(node, (self,), fn, None)
         node._prev = (self,)
-        node._op = fn.name
+        node._op = name
         node._fn = fn
         node._extra = None
         return node
