@@ -109,6 +109,22 @@ class NodeContext(Context):
         return extra.ctx if extra is not None and isinstance(extra.ctx, Context) else None
 
 
+class PairContext(Context):
+    """The Context the engine's own ops of two operands get on floats in ``backward()``'s loop, when
+    the node kept nothing: the loop sets ``inputs`` and ``output`` for each node in turn (one serves a
+    whole pass).  Set rather than read on demand: a property read costs the loop 4% more instructions.
+
+    >>> ctx = PairContext.__new__(PairContext)
+    >>> ctx.inputs, ctx.output = (2.0, 3.0), 6.0
+    >>> ctx.inputs, ctx.output, ctx.saved_tensors, ctx.needs_input_grad
+    ((2.0, 3.0), 6.0, (), (True, True))
+    """
+
+    __slots__ = ()
+    saved_tensors = ()  # (nothing kept, both operands Values)
+    needs_input_grad = (True, True)
+
+
 def args_of(node: Any) -> tuple[Any, ...]:
     """What ``node``'s op was applied to: its operands, with any numbers given besides them."""
     kept = None if node._extra is None else node._extra.ctx
