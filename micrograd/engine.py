@@ -88,9 +88,11 @@ def backpropagate(
             ctx.inputs, ctx.output = (a.data, b.data), node.data  # (set: a property costs 4% more)
             ga, gb = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
             if ga is not None:  # each operand adds what it received: a node used twice gets the sum
-                grads[a] = ga if grads[a] is None else grads[a] + ga
+                so_far = grads[a]
+                grads[a] = ga if so_far is None else so_far + ga
             if gb is not None:
-                grads[b] = gb if grads[b] is None else grads[b] + gb
+                so_far = grads[b]
+                grads[b] = gb if so_far is None else so_far + gb
     if into_grad:
         accumulate_grads(grads)  # each node.grad += its g, zeros' signs as PyTorch: _core/bookkeeping.py
     return grads
