@@ -523,7 +523,8 @@ class HandWritten(Function):
 # label, hooks, what a user's op kept) lives in one Extra, None on most nodes: six slots, 80 bytes
 # a node, and less for the cyclic garbage collector to visit.  The engine's own forwards get one
 # shared context (they read nothing from it and keep nothing in it), and their backward a
-# NodeContext that reads the numbers from the node: no Context is stored per node.
+# PairContext the loop fills with the node's numbers (or a NodeContext that reads them from the
+# node): no Context is stored per node.
 
 new_value = object.__new__
 
