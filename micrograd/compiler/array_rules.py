@@ -136,14 +136,15 @@ def dot_grid_forward(ctx: Context, block: Any, w: Any, x: Any) -> Any:
     axis is never the innermost).  Two calls in all, not two a term.
 
     >>> import numpy as np
-    >>> block = np.zeros((3, 1, 2)); block[0] = -0.0
-    >>> dot_grid_forward(Context((True, True), ()), block, np.array([[1.0, 1e16], [-1.0, -1e16]]), np.ones((2, 1)))
-    array([ 0., 0.])
+    >>> block = np.empty((4, 1, 2)); block[0] = -0.0  # one position, two outputs, three terms
+    >>> w = np.array([[1.0, -0.0], [1e16, -0.0], [-1e16, -0.0]])  # output 0: (1 + 1e16) - 1e16
+    >>> dot_grid_forward(Context((True, True), ()), block, w, np.ones((3, 1)))
+    array([ 0., -0.])
     """
     np = load_numpy()
     ctx.save_for_backward(w, x)
     np.multiply(w[:, None], x[:, :, None], out=block[1:])
-    total = np.add.reduce(block, axis=0)
+    total = np.add.reduce(block, axis=0, initial=-0.0)  # (from -0.0: numpy's own start is +0.0)
     return total.reshape(-1, *total.shape[2:])
 
 
