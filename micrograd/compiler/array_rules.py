@@ -65,19 +65,29 @@ def pick_backward(ctx: Context, g: Any) -> tuple[Any, ...]:
 def dot_block_forward(ctx: Context, block: Any) -> Any:
     """``Dot.forward`` on its operands stacked as one block ``(start, w0..wn-1, x0..xn-1)`` of rows:
     the products in one call, then added to ``start`` one after another, as the op's loop adds
-    them (``(start + w0*x0) + w1*x1 + ...``: element-wise adds in its order, no reduction).  Two
+    them (``(start + w0*x0) + w1*x1 + ...``: element-wise adds in its order, never pairwise).  Two
     numpy calls a term become one, and the group gathers its operands in one ``take``, not one
-    per operand (a one-name GPT step: its 14 Dot groups' forward measured 0.32 ms -> 0.15 ms)."""
+    per operand (a one-name GPT step: its 14 Dot groups' forward measured 0.32 ms -> 0.15 ms).
+    From 5 terms the products go below the start in one array, added along its first axis in one
+    call (in order, as ``dot_grid_forward``): 16 terms over 64 nodes, 35 us -> 8 us."""
     n = (len(block) - 1) // 2
     w, x = block[1 : n + 1], block[n + 1 :]
     ctx.save_for_backward(w, x)
     if n == 0:
         return block[0].copy()
-    products = w * x
-    total = block[0] + products[0]
-    for k in range(1, n):
-        total += products[k]
-    return total
+    # A loop for a few terms (cheaper under 5: measured), and for one number a row: there numpy's
+    # reduce would run along the innermost axis, which it adds pairwise, out of the op's order.
+    if n < 5 or block[0].size < 2:
+        products = w * x
+        total = block[0] + products[0]
+        for k in range(1, n):
+            total += products[k]
+        return total
+    np = load_numpy()
+    terms = np.empty((n + 1, *block.shape[1:]))  # (start, w0 x0, ...): added in order, as the grid's
+    terms[0] = block[0]
+    np.multiply(w, x, out=terms[1:])
+    return np.add.reduce(terms, axis=0, initial=-0.0)
 
 
 def dot_block_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
