@@ -114,17 +114,20 @@ def test_a_clone_of_a_batched_step_keeps_its_own_arrays() -> None:
             assert bits(got[1].ravel().tolist()) == bits(want[1].ravel().tolist())
 
 
-def linear_over_positions(weights: list[list[Value]], columns: list[list[Value]]) -> Value:
+def linear_over_positions(
+    weights: list[list[Value]], columns: list[list[Value]], start: float = 0.0
+) -> Value:
     """A Linear layer (no bias) applied at each position, as a GPT's projections are: the Dot nodes
     form a grid of (weights row, inputs column) pairs, which the replay computes broadcast."""
-    outs = [weighted_sum(row, col) for col in columns for row in weights]
+    outs = [weighted_sum(row, col, start=start) for col in columns for row in weights]
     return micrograd.sum((o * o).tanh() for o in outs)
 
 
+@pytest.mark.parametrize("zeros", [False, True])
 @pytest.mark.parametrize("specials", [False, True])
 @pytest.mark.parametrize("batched", [False, True])
 def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(
-    specials: bool, batched: bool, monkeypatch: pytest.MonkeyPatch
+    specials: bool, batched: bool, zeros: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from micrograd.compiler import array_rules
     from micrograd.compiler.array_rules import dot_grid
@@ -140,13 +143,16 @@ def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(
             p.data = rng.choice(SPECIAL)
 
     def loss(xs: list[Value]) -> Value:
-        return linear_over_positions(weights, [list(xs[p * n_in : (p + 1) * n_in]) for p in range(positions)])
+        columns = [list(xs[p * n_in : (p + 1) * n_in]) for p in range(positions)]
+        return linear_over_positions(weights, columns, start=-0.0 if zeros else 0.0)
 
     shape = (n_in * positions,)
     reduction = "sum" if batched else "mean"
     step = micrograd.compile(loss, (np.zeros(shape),), params, batched=batched, reduction=reduction)
     xs = [[rng.choice([*SPECIAL, rng.gauss(0, 2)]) if specials else rng.gauss(0, 2) for _ in range(shape[0])]]
     xs.append([rng.gauss(0, 2) for _ in range(shape[0])])
+    if zeros:  # signed zeros in: dots of -0.0 terms, which are -0.0 only if their sum starts from -0.0
+        xs = [[rng.choice([0.0, -0.0]) for _ in row] for row in xs]
     got = step.per_sample(np.array(xs)) if batched else step(np.array(xs[0]))
     assert any(grp.grid is not None for _, grp in step._groups)  # (the grid ran)
     for i, x in enumerate(xs if batched else xs[:1]):

@@ -230,16 +230,16 @@ class Group:
         np, dest, spread, needs, take = load_numpy(), self.dest, self.spread, self.needs, src.take
         weights, inputs = self.grid
         tail = src.shape[1:]
-        start = np.empty((inputs.shape[1], weights.shape[1], *tail))
+        block = np.empty((len(weights) + 1, inputs.shape[1], weights.shape[1], *tail))  # starts, products
         w, x = np.empty((*weights.shape, *tail)), np.empty((*inputs.shape, *tail))
-        first = starts.reshape(start.shape[:2])
+        first, start = starts.reshape(block.shape[1:3]), block[0]
 
         def run_grid() -> None:
             take(first, axis=0, out=start, mode="clip")  # (in range: clip changes nothing)
             take(weights, axis=0, out=w, mode="clip")
             take(inputs, axis=0, out=x, mode="clip")
             ctx = self.ctx = Context(needs, ())
-            dest[...] = out = dot_grid_forward(ctx, start, w, x)
+            dest[...] = out = dot_grid_forward(ctx, block, w, x)
             ctx.output = out
             if spread is not None:
                 spread[...] = out
