@@ -2,8 +2,8 @@
 
 On an array, ``micrograd.math.exp`` must give, element by element, the bits the eager engine
 computes with ``floats.exp`` (Python's ``math.exp``): compiled replay equals eager, bit for bit.
-Calling ``math.exp`` on each element does that, at about 130 ns an element; ``numpy.exp`` on the
-whole array takes a tenth of that.  This module decides, once per process and per function,
+Calling ``math.exp`` on each element does that, at 130 to 150 ns an element; ``numpy.exp`` on the
+whole array takes about 6 ns an element.  This module decides, once per process and per function,
 whether numpy's float64 loop may stand in for the element-by-element path.
 
 Why it can be exact: CPython's ``math.exp`` and ``math.log`` call the C library's ``exp`` and
@@ -20,19 +20,26 @@ The decision takes two checks, and uses numpy only when both pass:
    baseline, ``X86_V2``, ``X86_V3`` and their parts up to AVX2/FMA3, ARM's NEON/ASIMD, POWER's VSX,
    s390x's VX, LoongArch's LSX).  Anything else is refused, AVX-512 above all; so is a numpy
    without ``opt_func_info`` (numpy 1.x).
-2. a probe: 20,000-odd float64 values (random bit patterns of both signs, nan payloads, signalling
+2. a probe: about 30,000 float64 values (random bit patterns of both signs, nan payloads, signalling
    nans, subnormals, +-0, +-inf, the values around exp's overflow and underflow edges and around 1
    for log, a uniform sweep of exp's finite range) must give numpy the very bits, compared as
    integers (so a nan's sign and payload and a zero's sign count), that the float function gives
    one element at a time.  The probe is a check, not a proof: the proof is the first rule (one C
    function behind both); the probe catches a build or platform where that reading of numpy's
-   source is wrong.  It runs on first use, never at import, in a few milliseconds.
+   source is wrong.  It runs on first use, never at import: 10 to 20 ms a function on a busy
+   2-core machine, nearly all of it the float function's 30,000 calls.
 
 Where the float function's nan is not the C library's, the array version mends it the same way
 for every element: ``floats.log`` of a negative number is Python's ``nan`` (a +nan, where C's
 ``log`` may give -nan), and ``math.log`` of a nan returns that very nan (where C's quiets a
 signalling one).  ``numpy.errstate`` keeps numpy silent where the float function gives inf or nan
 without a word.
+
+Left element by element: ``pow``.  numpy's float64 ``power`` answers some exponents itself when
+the exponent is one number (``x ** 2`` as ``x * x``, ``x ** 0.5`` as ``sqrt(x)``, ``x ** -1`` as
+``1 / x``, in ``loops_umath_fp.dispatch.c.src``), not with C's ``pow``, and which loop runs
+depends on the arrays' strides; Python's float ``**`` answers nan, inf, zero and negative bases
+itself before it calls ``pow``.  In a GPT step its arrays hold about a thousand elements in all.
 
 >>> import numpy as np
 >>> from micrograd import math as mm
@@ -137,30 +144,44 @@ def array_log(a: Any) -> Any:
     return out
 
 
-def probe_values() -> Any:
-    """The float64 values the probe tries (the same on every run: a fixed seed)."""
+def random_bits(n: int, stream: int) -> Any:
+    """``n`` pseudo-random uint64s, the same on every run: splitmix64 on a counter, in numpy
+    (``numpy.random``'s first import alone would cost the probe some 100 ms)."""
     np = _np()
-    rng = np.random.default_rng(48)
+    z = np.arange(n, dtype=np.uint64) + np.uint64(stream << 32)
+    z *= np.uint64(0x9E3779B97F4A7C15)  # (uint64 arithmetic wraps around: what splitmix64 wants)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def probe_values() -> Any:
+    """The float64 values the probe tries (the same on every run)."""
+    np = _np()
     bits = np.uint64
 
     def around(x: float, n: int) -> Any:  # x and its n neighbours either side
         return np.array([x]).view(bits) + np.arange(-n, n + 1, dtype=np.int64).astype(bits)
 
+    def uniform(lo: float, hi: float, n: int, stream: int) -> Any:
+        return lo + (hi - lo) * ((random_bits(n, stream) >> bits(11)) * 2.0**-53)
+
+    payload = bits(2**52 - 1)
     tiny, huge = 5e-324, 1.7976931348623157e308  # the smallest subnormal, the largest float
     specials = [0.0, -0.0, math.inf, -math.inf, math.nan, -math.nan, 1.0, -1.0, 0.5, tiny, -tiny, huge, -huge]
     parts = [
-        rng.integers(0, 2**64, 8192, dtype=bits, endpoint=False),  # any bits: all exponents, nans
-        rng.integers(0, 2**52, 512, dtype=bits) | bits(0x7FF0000000000001),  # nans, quiet or signalling
-        rng.integers(0, 2**52, 512, dtype=bits) | bits(0xFFF0000000000001),
-        rng.integers(1, 2**52, 1024, dtype=bits) | np.array([0, 2**63], dtype=bits).repeat(512),  # subnormals
+        random_bits(8192, 1),  # any bits: all exponents, both signs, nans
+        (random_bits(1024, 2) & payload) | bits(0x7FF0000000000001),  # nans, quiet or signalling, + and -
+        (random_bits(1024, 3) & (payload | bits(2**63))),  # subnormals of both signs (and a zero or two)
         np.array(specials).view(bits),
     ]
+    parts[1][::2] |= bits(2**63)
     # exp's edges: its last finite result, its first subnormal one, its last nonzero one and beyond
     edges = (709.782712893384, -708.3964185322641, -745.1332191019411, -745.1332191019412)
     parts += [around(x, 64) for x in edges]
     parts += [around(1.0, 256), around(-1.0, 16)]  # log near 1, where C's log takes its own path
-    sweep = rng.uniform(-746.0, 710.0, 8192)  # exp's whole finite range, and log of small positives
-    near_one = 1.0 + rng.uniform(-0.07, 0.07, 2048)
+    sweep = uniform(-746.0, 710.0, 8192, 4)  # exp's whole finite range, and log of small positives
+    near_one = uniform(0.93, 1.07, 2048, 5)
     parts += [sweep.view(bits), near_one.view(bits), np.abs(sweep).view(bits)]
     return np.concatenate(parts).view(np.float64)
 
