@@ -61,11 +61,11 @@ def test_an_array_gets_the_float_functions_very_bits(name: str, patterns: list[i
     np.testing.assert_array_equal(bits(got), bits(element_by_element(name, a)))
 
 
-def test_this_machine_runs_exp_and_log_on_numpy_where_its_dispatch_calls_the_c_library() -> None:
+def test_this_machine_runs_numpy_where_its_dispatch_calls_the_c_library() -> None:
     # The reading of numpy's source this rests on, checked where it applies: a target that calls
-    # the C library passes the probe (on x86-64 without AVX-512, exp and log run on numpy here).
-    for name in ("exp", "log"):
-        target = exact_ufuncs.dispatch_target(name)
+    # the C library passes the probe (on x86-64 without AVX-512, exp, log and pow run on numpy here).
+    for name, (ufunc, _, _) in exact_ufuncs.CANDIDATES.items():
+        target = exact_ufuncs.dispatch_target(ufunc)
         assert target is None or isinstance(target, str)
         expected = target is not None and exact_ufuncs.target_calls_the_c_library(target)
         assert (name in exact_ufuncs.on_numpy()) == expected, (name, target)
@@ -174,3 +174,90 @@ def test_a_zero_dimensional_array_and_a_number_keep_their_kinds() -> None:
     assert mm.exp(0.0) == 1.0 and type(mm.exp(0.0)) is float
     zero_d = mm.log(np.array(1.0))
     assert isinstance(zero_d, np.ndarray) and zero_d.shape == () and zero_d == 0.0
+
+
+# ---- pow: two operands, the second an array or one number ----------------------------------------
+
+EXPONENTS = [2.0, 0.5, -1.0, -0.5, -1.5, 3.0, 0.0, 1.0, 1 / 3, 1024.0, -1075.0, math.inf, math.nan]
+
+
+def pow_element_by_element(a: Any, b: Any) -> Any:
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    flat = [fmath.pow(x, y) for x, y in zip(a.ravel().tolist(), b.ravel().tolist(), strict=True)]
+    return np.array(flat, dtype=np.float64).reshape(a.shape)
+
+
+def pow_operand() -> st.SearchStrategy[int]:
+    as_bits = st.sampled_from([*EXPONENTS, -2.0, -8.0, 1.0000000000000002]).map(
+        lambda x: int(np.array([x]).view(np.uint64)[0])
+    )
+    return st.one_of(any_float64(), as_bits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pairs=st.lists(st.tuples(pow_operand(), pow_operand()), min_size=1, max_size=40))
+@example(
+    pairs=[
+        (int(SIGNALLING_NAN.view(np.uint64)[0]), 0),
+        (0x3FF0000000000000, int(SIGNALLING_NAN.view(np.uint64)[1])),
+    ]
+)
+def test_pow_of_two_arrays_gets_the_float_functions_very_bits(pairs: list[tuple[int, int]]) -> None:
+    a = np.array([p[0] for p in pairs], dtype=np.uint64).view(np.float64)
+    b = np.array([p[1] for p in pairs], dtype=np.uint64).view(np.float64)
+    with np.errstate(all="raise"):
+        got = mm.pow(a, b)
+    np.testing.assert_array_equal(bits(got), bits(pow_element_by_element(a, b)))
+
+
+def float_bits(*xs: float) -> list[int]:
+    return [int(u) for u in np.array(xs, dtype=np.float64).view(np.uint64)]
+
+
+# Where numpy's own answer (x * x, sqrt(x), 1 / x) is not C's pow: an ulp apart, or -0.0 and -inf
+SHORTCUT_DIFFERS = float_bits(
+    1.4820504433352794e-14, 105369175.2793893, 2.2458410407823136e-40, -0.0, -math.inf
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    patterns=st.lists(any_float64(), min_size=1, max_size=30),
+    exponent=st.one_of(st.sampled_from(EXPONENTS), st.floats(-40.0, 40.0)),
+    as_array=st.booleans(),
+)
+@example(patterns=SHORTCUT_DIFFERS, exponent=2.0, as_array=False)
+@example(patterns=SHORTCUT_DIFFERS, exponent=0.5, as_array=True)
+@example(patterns=SHORTCUT_DIFFERS, exponent=-1.0, as_array=False)
+def test_pow_by_one_exponent_gets_the_float_functions_very_bits(
+    patterns: list[int], exponent: float, as_array: bool
+) -> None:
+    # numpy answers x ** 2, x ** 0.5 and x ** -1 itself when the exponent is one number: not C's pow
+    a = np.array(patterns * 2, dtype=np.uint64).view(np.float64).reshape(2, len(patterns))
+    b: Any = np.float64(exponent) if as_array else exponent
+    with np.errstate(all="raise"):
+        got = mm.pow(a, b)
+    assert got.shape == a.shape
+    np.testing.assert_array_equal(bits(got), bits(pow_element_by_element(a, exponent)))
+    np.testing.assert_array_equal(bits(mm.pow(exponent, a)), bits(pow_element_by_element(exponent, a)))
+
+
+def pow_unmended(a: Any, b: Any) -> Any:
+    """numpy's power as it is: C's pow where Python's float ** answers itself (nan ** 0 is 1...)."""
+    with np.errstate(all="ignore"):
+        return np.power(a, b)
+
+
+def test_pow_is_refused_on_avx512_and_when_the_probe_sees_a_difference(
+    monkeypatch: pytest.MonkeyPatch, undecided: None
+) -> None:
+    a, b = np.array([4.0, -8.0, 2.0, math.nan]), np.array([0.5, 1 / 3, 2.0, 0.0])
+    expected = bits(pow_element_by_element(a, b))
+    fake_dispatch(monkeypatch, "X86_V4")
+    assert exact_ufuncs.array_function("pow") is None
+    np.testing.assert_array_equal(bits(mm.pow(a, b)), expected)
+    monkeypatch.setattr(exact_ufuncs, "decisions", {})
+    fake_dispatch(monkeypatch, "baseline(X86_V2)")
+    monkeypatch.setitem(exact_ufuncs.CANDIDATES, "pow", ("power", pow_unmended, fmath.pow))
+    assert exact_ufuncs.array_function("pow") is None
+    np.testing.assert_array_equal(bits(mm.pow(a, b)), expected)

@@ -1,4 +1,4 @@
-"""numpy's own ``exp`` and ``log`` on float64 arrays, where they give the float functions' very bits.
+"""numpy's own ``exp``, ``log`` and ``power`` on float64 arrays, where they give the float functions' bits.
 
 On an array, ``micrograd.math.exp`` must give, element by element, the bits the eager engine
 computes with ``floats.exp`` (Python's ``math.exp``): compiled replay equals eager, bit for bit.
@@ -6,12 +6,12 @@ Calling ``math.exp`` on each element does that, at 130 to 150 ns an element; ``n
 whole array takes about 6 ns an element.  This module decides, once per process and per function,
 whether numpy's float64 loop may stand in for the element-by-element path.
 
-Why it can be exact: CPython's ``math.exp`` and ``math.log`` call the C library's ``exp`` and
-``log``.  numpy's float64 ``exp`` and ``log`` have SIMD kernels of their own only for AVX-512
-(numpy's targets ``X86_V4``, ``AVX512F``, ``AVX512_SKX``, in
-``numpy/_core/src/umath/loops_exponent_log.dispatch.c.src``); on every other target their loop
-calls that same C function on each element.  So both paths run one function on the same
-numbers, and numpy only saves the Python call per element.
+Why it can be exact: CPython's ``math.exp``, ``math.log`` and float ``**`` call the C library's
+``exp``, ``log`` and ``pow``.  numpy's float64 ``exp``, ``log`` and ``power`` have SIMD kernels of
+their own only for AVX-512 (numpy's targets ``X86_V4``, ``AVX512F``, ``AVX512_SKX``, in
+``numpy/_core/src/umath/loops_exponent_log.dispatch.c.src`` and ``loops_umath_fp.dispatch.c.src``);
+on every other target their loop calls that same C function on each element.  So both paths run
+one function on the same numbers, and numpy only saves the Python call per element.
 
 The decision takes two checks, and uses numpy only when both pass:
 
@@ -20,33 +20,36 @@ The decision takes two checks, and uses numpy only when both pass:
    baseline, ``X86_V2``, ``X86_V3`` and their parts up to AVX2/FMA3, ARM's NEON/ASIMD, POWER's VSX,
    s390x's VX, LoongArch's LSX).  Anything else is refused, AVX-512 above all; so is a numpy
    without ``opt_func_info`` (numpy 1.x).
-2. a probe: about 30,000 float64 values (random bit patterns of both signs, nan payloads, signalling
-   nans, subnormals, +-0, +-inf, the values around exp's overflow and underflow edges and around 1
-   for log, a uniform sweep of exp's finite range) must give numpy the very bits, compared as
-   integers (so a nan's sign and payload and a zero's sign count), that the float function gives
-   one element at a time.  The probe is a check, not a proof: the proof is the first rule (one C
-   function behind both); the probe catches a build or platform where that reading of numpy's
-   source is wrong.  It runs on first use, never at import: 10 to 20 ms a function on a busy
-   2-core machine, nearly all of it the float function's 30,000 calls.
+2. a probe: about 30,000 float64 values for exp and log (random bit patterns of both signs, nan
+   payloads, signalling nans, subnormals, +-0, +-inf, the values around exp's overflow and
+   underflow edges and around 1 for log, a uniform sweep of exp's finite range), about 25,000
+   pairs for pow (each special value with each, any bits with any bits, 2 ** y at the overflow
+   and underflow edges, negative bases with integer exponents, each exponent also as one number),
+   must give numpy the very bits, compared as integers (so a nan's sign and payload and a zero's
+   sign count), that the float function gives one element at a time.  The probe is a check, not
+   a proof: the proof is the first rule (one C function behind both); the probe catches a build or
+   platform where that reading of numpy's source is wrong.  It runs on first use, never at import:
+   about 6 ms each for exp and log and 12 ms for pow on a quiet 2-core machine (up to three times
+   that on a busy one), nearly all of it the float function's calls.
 
-Where the float function's nan is not the C library's, the array version mends it the same way
-for every element: ``floats.log`` of a negative number is Python's ``nan`` (a +nan, where C's
+Where the float function answers without the C library, the array version gives its answer, for
+every element alike: ``floats.log`` of a negative number is Python's ``nan`` (a +nan, where C's
 ``log`` may give -nan), and ``math.log`` of a nan returns that very nan (where C's quiets a
-signalling one).  ``numpy.errstate`` keeps numpy silent where the float function gives inf or nan
-without a word.
-
-Left element by element: ``pow``.  numpy's float64 ``power`` answers some exponents itself when
-the exponent is one number (``x ** 2`` as ``x * x``, ``x ** 0.5`` as ``sqrt(x)``, ``x ** -1`` as
-``1 / x``, in ``loops_umath_fp.dispatch.c.src``), not with C's ``pow``, and which loop runs
-depends on the arrays' strides; Python's float ``**`` answers nan, inf, zero and negative bases
-itself before it calls ``pow``.  In a GPT step its arrays hold about a thousand elements in all.
+signalling one).  Python's float ``**`` answers nan, zero, inf and negative bases itself before
+it calls ``pow`` (``1 ** y`` and ``x ** 0`` are 1 even for a signalling nan, a negative base
+with a non-integer exponent gives +nan), and numpy's ``power`` answers ``x ** 2``, ``x ** 0.5``
+and ``x ** -1`` itself (``x * x``, ``sqrt(x)``, ``1 / x``) when the exponent is one number:
+those elements go element by element.  ``numpy.errstate`` keeps numpy silent where the float
+function gives inf or nan without a word.
 
 >>> import numpy as np
 >>> from micrograd import math as mm
 >>> from micrograd.math import exact_ufuncs
 >>> mm.exp(np.array([0.0, 1000.0])), mm.log(np.array([1.0, 0.0, -1.0]))  # either way
 (array([ 1., inf]), array([  0., -inf,  nan]))
->>> set(exact_ufuncs.on_numpy()) <= {"exp", "log"}  # ['exp', 'log'] on x86-64 AVX2, [] on AVX-512
+>>> mm.pow(np.array([4.0, -8.0, 0.0]), np.array([-0.5, 1 / 3, -1.0]))
+array([0.5, nan, inf])
+>>> set(exact_ufuncs.on_numpy()) <= {"exp", "log", "pow"}  # all three on x86-64 AVX2, none on AVX-512
 True
 """
 
@@ -55,6 +58,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any
 
 from . import floats as fmath
@@ -144,6 +148,42 @@ def array_log(a: Any) -> Any:
     return out
 
 
+# Exponents numpy's float64 power answers itself, when the exponent is one number (a stride-0
+# operand): x ** -1 as 1 / x, x ** 0.5 as sqrt(x), x ** 2 as x * x (and x ** 0, x ** 1, exact anyway).
+NUMPYS_OWN_EXPONENTS = (-1.0, 0.5, 2.0)
+
+
+def array_pow(a: Any, b: Any) -> Any:
+    """numpy's power of the float64 arrays ``a`` and ``b`` (broadcast), with ``floats.pow``'s
+    answers where Python's float ``**`` gives its own before it calls C's ``pow``: a nan base's
+    result is that very nan, a nan exponent's that nan, ``x ** 0`` and ``1 ** y`` are 1 (nan or
+    not), a negative finite base with a finite non-integer exponent gives +nan; and, where the
+    exponent is one numpy answers itself, element by element."""
+    np = _np()
+    one_exponent = float(b) if not b.ndim else None  # (a number's checks: Python's, cheaper)
+    if one_exponent in NUMPYS_OWN_EXPONENTS:  # numpy's own answer for every element: not C's pow
+        return np.fromiter(map(fmath.pow, a.ravel().tolist(), repeat(one_exponent)), np.float64).reshape(
+            a.shape
+        )
+    with np.errstate(all="ignore"):
+        out = np.power(a, b)
+        finite_b = math.isfinite(one_exponent) if one_exponent is not None else (b - b == 0.0).all()
+        if not (finite_b and (a > 0.0).all()):  # a base <= 0 or nan, an exponent inf or nan
+            a, b = np.broadcast_arrays(a, b)
+            nan_b = (b != b) & (a == a) & (a != 1.0)
+            out[nan_b] = b[nan_b]
+            nan_a = (a != a) & (b != 0.0)
+            out[nan_a] = a[nan_a]
+            out[(a < 0.0) & (a - a == 0.0) & (b - b == 0.0) & (b != np.floor(b))] = math.nan
+            out[(b == 0.0) | (a == 1.0)] = 1.0  # even with a signalling nan, where C's pow gives nan
+    if one_exponent is None:  # an array of exponents: numpy answers itself where it broadcasts one
+        own = (b == NUMPYS_OWN_EXPONENTS[0]) | (b == NUMPYS_OWN_EXPONENTS[1]) | (b == NUMPYS_OWN_EXPONENTS[2])
+        if own.any():
+            a, b, own = np.broadcast_arrays(a, b, own)
+            out[own] = np.fromiter(map(fmath.pow, a[own].tolist(), b[own].tolist()), dtype=np.float64)
+    return out
+
+
 def random_bits(n: int, stream: int) -> Any:
     """``n`` pseudo-random uint64s, the same on every run: splitmix64 on a counter, in numpy
     (``numpy.random``'s first import alone would cost the probe some 100 ms)."""
@@ -155,6 +195,12 @@ def random_bits(n: int, stream: int) -> Any:
     return z ^ (z >> np.uint64(31))
 
 
+def uniform(lo: float, hi: float, n: int, stream: int) -> Any:
+    """``n`` pseudo-random floats in [lo, hi), the same on every run."""
+    np = _np()
+    return lo + (hi - lo) * ((random_bits(n, stream) >> np.uint64(11)) * 2.0**-53)
+
+
 def probe_values() -> Any:
     """The float64 values the probe tries (the same on every run)."""
     np = _np()
@@ -162,9 +208,6 @@ def probe_values() -> Any:
 
     def around(x: float, n: int) -> Any:  # x and its n neighbours either side
         return np.array([x]).view(bits) + np.arange(-n, n + 1, dtype=np.int64).astype(bits)
-
-    def uniform(lo: float, hi: float, n: int, stream: int) -> Any:
-        return lo + (hi - lo) * ((random_bits(n, stream) >> bits(11)) * 2.0**-53)
 
     payload = bits(2**52 - 1)
     tiny, huge = 5e-324, 1.7976931348623157e308  # the smallest subnormal, the largest float
@@ -186,6 +229,46 @@ def probe_values() -> Any:
     return np.concatenate(parts).view(np.float64)
 
 
+def probe_pairs() -> tuple[Any, Any]:
+    """The (base, exponent) pairs the probe tries for pow (the same on every run)."""
+    np = _np()
+    signalling = np.array([0x7FF0000000000001, 0xFFF4000000000ABC], dtype=np.uint64).view(np.float64)
+    near = np.nextafter([1.0, 1.0, -1.0], [2.0, 0.0, -2.0])
+    specials = [
+        0.0,
+        -0.0,
+        math.inf,
+        -math.inf,
+        math.nan,
+        -math.nan,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.0,
+        -2.0,
+    ]
+    specials += [3.0, -3.0, 5e-324, -5e-324, 1.7976931348623157e308, -1.7976931348623157e308, 1e300]
+    special = np.concatenate([specials, signalling, near])
+    x_special, y_special = (g.ravel() for g in np.meshgrid(special, special))  # each with each
+    anything = random_bits(4096, 6).view(np.float64)  # any bits, bases and exponents
+    exponents = [-0.5, -1.5, 0.5, 2.0, -1.0, 3.0, 1 / 3, 0.25, -2.0, 1e-3]
+    x_fixed, y_fixed = (g.ravel() for g in np.meshgrid(np.abs(anything[:512]), exponents))
+    small, large = uniform(0.0, 7.0, 2048, 7), uniform(-30.0, 30.0, 2048, 8)
+    base = np.concatenate([anything[:2048], small[:1024], -small[1024:]])
+    exponent = np.concatenate([anything[2048:], large[:1024], np.round(large[1024:])])  # integers too
+    edges = np.array([2.0, -2.0]).repeat(3 * 129)  # 2 ** y around overflow, subnormals, underflow
+    edge_exponents = np.tile(np.concatenate([np.linspace(-64, 64, 129) + e for e in (1024, -1022, -1074)]), 2)
+    near_one = uniform(0.999, 1.001, 1024, 9)
+    x = np.concatenate([x_special, x_fixed, base, edges, near_one])
+    y = np.concatenate(
+        [y_special, y_fixed, exponent, edge_exponents, large[:512] * 1e12, -np.abs(large[512:1024])]
+    )
+    return x, y
+
+
 def element_by_element(f: Callable[[float], float], a: Any) -> Any:
     """``f`` on each element of the 1-d float64 array ``a``: the path the probe checks against."""
     np = _np()
@@ -199,28 +282,48 @@ def same_bits(a: Any, b: Any) -> bool:
 
 
 # name -> (numpy's ufunc, whose dispatch counts; the array function; the float function)
-CANDIDATES: dict[str, tuple[str, Callable[[Any], Any], Callable[[float], float]]] = {
+CANDIDATES: dict[str, tuple[str, Callable[..., Any], Callable[..., float]]] = {
     "exp": ("exp", array_exp, fmath.exp),
     "log": ("log", array_log, fmath.log),
+    "pow": ("power", array_pow, fmath.pow),
 }
 
 # name -> its array function, or None where it goes element by element: filled on first use, once
-decisions: dict[str, Callable[[Any], Any] | None] = {}
+decisions: dict[str, Callable[..., Any] | None] = {}
 
 
-def decide(name: str) -> Callable[[Any], Any] | None:
+def probe_agrees(on_array: Callable[..., Any], on_float: Callable[..., float], operands: int) -> bool:
+    """Whether ``on_array`` gives the bits of ``on_float`` on each of the probe's values (pairs of
+    values for a function of two operands, whose second may be an array or one number)."""
+    np = _np()
+    if operands == 1:
+        values = probe_values()
+        return same_bits(on_array(values), element_by_element(on_float, values))
+    x, y = probe_pairs()
+    expected = np.fromiter(map(on_float, x.tolist(), y.tolist()), dtype=np.float64, count=x.size)
+    if not same_bits(on_array(x, y), expected):
+        return False
+    # each exponent as one number too (numpy's loop for that case), on the specials and any bits
+    bases = np.concatenate([x[:1024], random_bits(512, 10).view(np.float64)])
+    for exponent in (*NUMPYS_OWN_EXPONENTS, -0.5, -1.5, 3.0, 0.0, 1.0, -math.inf, math.nan):
+        expected = np.fromiter(map(on_float, bases.tolist(), [exponent] * bases.size), dtype=np.float64)
+        if not same_bits(on_array(bases, np.float64(exponent)), expected):
+            return False
+    return True
+
+
+def decide(name: str) -> Callable[..., Any] | None:
     """Both checks for ``name``: the array function if numpy's dispatch calls the C library and the
     probe finds not one bit of difference, else None."""
     ufunc, on_array, on_float = CANDIDATES[name]
     target = dispatch_target(ufunc)
     if target is None or not target_calls_the_c_library(target):
         return None
-    values = probe_values()
-    return on_array if same_bits(on_array(values), element_by_element(on_float, values)) else None
+    return on_array if probe_agrees(on_array, on_float, 2 if name == "pow" else 1) else None
 
 
-def array_function(name: str) -> Callable[[Any], Any] | None:
-    """numpy's array version of the float function ``name`` (``"exp"``, ``"log"``) if it gives its
+def array_function(name: str) -> Callable[..., Any] | None:
+    """numpy's array version of the float function ``name`` (``"exp"``, ``"log"``, ``"pow"``) if it gives its
     very bits on this machine, else None (then the caller goes element by element); decided on the
     first call, once per process."""
     if name not in CANDIDATES:
@@ -236,7 +339,7 @@ def on_numpy() -> list[str]:
     """The functions that run on numpy's own loops on arrays in this process (deciding now for
     those not decided yet); the others go element by element through the float function.
 
-    >>> set(on_numpy()) <= {"exp", "log"}
+    >>> set(on_numpy()) <= {"exp", "log", "pow"}
     True
     """
     return [name for name in CANDIDATES if array_function(name) is not None]

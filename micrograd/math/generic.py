@@ -11,10 +11,10 @@ numpy arrays in ``micrograd.compile``.
 * a Value gets the engine's op (``exp(v)`` is ``v.exp()``), recorded in the graph;
 * on an array, the transcendental functions (exp, log, tanh, pow, ...) apply
   the float function above to each element, so compiled replay gives the very
-  numbers of the eager engine, bit for bit (``exp`` and ``log`` run numpy's own
-  loop instead where ``exact_ufuncs`` finds it calls the same C function); the
-  arithmetic (``abs``, ``sqrt``, ``div``, ``where``, ...) is numpy's, which
-  IEEE 754 makes exact as well.
+  numbers of the eager engine, bit for bit (``exp``, ``log`` and ``pow`` run
+  numpy's own loop instead where ``exact_ufuncs`` finds it calls the same C
+  function); the arithmetic (``abs``, ``sqrt``, ``div``, ``where``, ...) is
+  numpy's, which IEEE 754 makes exact as well.
 
 Branch on data with ``where(cond, a, b)``, never with a Python ``if``: on
 floats and Values ``cond`` is a bool and ``where`` picks a branch; on arrays it
@@ -143,17 +143,17 @@ def _elementwise(f: Callable[..., float], *arrays: Any) -> Any:
 
 # The functions whose array version may be numpy's own loop, when exact_ufuncs finds on first use
 # that it gives the float function's bits on this machine (imported then: not by ``import micrograd``).
-_ON_NUMPY_IF_EXACT = frozenset({"exp", "log"})
+_ON_NUMPY_IF_EXACT = frozenset({"exp", "log"})  # (and pow, in pow)
 _exact_ufuncs: Any = None
 
 
-def _exact_array_function(name: str) -> Callable[[Any], Any] | None:
+def _exact_array_function(name: str) -> Callable[..., Any] | None:
     global _exact_ufuncs
     if _exact_ufuncs is None:
         from . import exact_ufuncs
 
         _exact_ufuncs = exact_ufuncs
-    found: Callable[[Any], Any] | None = _exact_ufuncs.array_function(name)
+    found: Callable[..., Any] | None = _exact_ufuncs.array_function(name)
     return found
 
 
@@ -269,7 +269,11 @@ def pow(a: Any, b: Any) -> Any:  # noqa: A001 - named for what it is, as builtin
         return a**b
     if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
         return fmath.pow(float(a), float(b))
-    return _elementwise(fmath.pow, a, b)
+    x, y = _array(a, "pow"), _array(b, "pow")
+    numpy_loop = _exact_array_function("pow") if x.ndim or y.ndim else None
+    if numpy_loop is not None:  # numpy's loop calls the very C function Python's float ** does
+        return numpy_loop(x, y)
+    return _elementwise(fmath.pow, x, y)
 
 
 def div(a: Any, b: Any) -> Any:
