@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -261,3 +262,13 @@ def test_pow_is_refused_on_avx512_and_when_the_probe_sees_a_difference(
     monkeypatch.setitem(exact_ufuncs.CANDIDATES, "pow", ("power", pow_unmended, fmath.pow))
     assert exact_ufuncs.array_function("pow") is None
     np.testing.assert_array_equal(bits(mm.pow(a, b)), expected)
+
+
+def test_the_probe_decides_the_same_under_numpys_strictest_error_settings(undecided: None) -> None:
+    # a user's np.seterr(all="raise") or -W error must not make the decision fail or differ
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            strict = exact_ufuncs.on_numpy()
+    exact_ufuncs.decisions.clear()
+    assert strict == exact_ufuncs.on_numpy()
