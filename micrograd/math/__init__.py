@@ -4,6 +4,9 @@
   of a list, ``max`` to ``log_softmax``).  On a float it computes with PyTorch's float64
   semantics, on a Value it records the engine's op, on an array it computes element by element
   the very numbers of the float, so compiled replay equals the eager engine bit for bit.
+* ``exact_ufuncs``: whether numpy's own ``exp``, ``log`` and ``power`` give the float functions'
+  very bits on this machine (decided once, on first use); ``generic`` runs them on arrays where
+  they do.
 * ``floats``: the float functions themselves, numbers only (``floats.exp(1000.0)`` is inf where
   Python's ``math.exp`` raises): what ``generic`` calls on a number.
 

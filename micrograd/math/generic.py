@@ -11,8 +11,10 @@ numpy arrays in ``micrograd.compile``.
 * a Value gets the engine's op (``exp(v)`` is ``v.exp()``), recorded in the graph;
 * on an array, the transcendental functions (exp, log, tanh, pow, ...) apply
   the float function above to each element, so compiled replay gives the very
-  numbers of the eager engine, bit for bit; the arithmetic (``abs``, ``sqrt``,
-  ``div``, ``where``, ...) is numpy's, which IEEE 754 makes exact as well.
+  numbers of the eager engine, bit for bit (``exp``, ``log`` and ``pow`` run
+  numpy's own loop instead where ``exact_ufuncs`` finds it calls the same C
+  function); the arithmetic (``abs``, ``sqrt``, ``div``, ``where``, ...) is
+  numpy's, which IEEE 754 makes exact as well.
 
 Branch on data with ``where(cond, a, b)``, never with a Python ``if``: on
 floats and Values ``cond`` is a bool and ``where`` picks a branch; on arrays it
@@ -139,6 +141,22 @@ def _elementwise(f: Callable[..., float], *arrays: Any) -> Any:
     return np.fromiter(map(f, *flat), dtype=np.float64, count=size).reshape(shape)
 
 
+# The functions whose array version may be numpy's own loop, when exact_ufuncs finds on first use
+# that it gives the float function's bits on this machine (imported then: not by ``import micrograd``).
+_ON_NUMPY_IF_EXACT = frozenset({"exp", "log"})  # (and pow, in pow)
+_exact_ufuncs: Any = None
+
+
+def _exact_array_function(name: str) -> Callable[..., Any] | None:
+    global _exact_ufuncs
+    if _exact_ufuncs is None:
+        from . import exact_ufuncs
+
+        _exact_ufuncs = exact_ufuncs
+    found: Callable[..., Any] | None = _exact_ufuncs.array_function(name)
+    return found
+
+
 def _unary(
     x: Any,
     method: str,
@@ -147,9 +165,10 @@ def _unary(
     raising: Callable[[float], float] | None = None,
 ) -> Any:
     """``on_float`` on a number, the Value method ``method`` on a Value, and on an array
-    ``on_array`` (a numpy function that gives the float's very result), else ``on_float``
-    element by element: first ``raising``, the ``math`` function that gives the same
-    numbers where it does not raise, with no Python call per element (a third less time)."""
+    ``on_array`` (a numpy function that gives the float's very result), or numpy's own loop
+    where ``exact_ufuncs`` finds it gives those bits, else ``on_float`` element by element:
+    first ``raising``, the ``math`` function that gives the same numbers where it does not
+    raise, with no Python call per element (a third less time)."""
     if type(x) is float:
         return on_float(x)
     if is_value(x):
@@ -158,6 +177,11 @@ def _unary(
         return on_float(float(x))
     if on_array is not None:
         return on_array(_array(x, method))
+    if method in _ON_NUMPY_IF_EXACT:
+        a = _array(x, method)
+        numpy_loop = _exact_array_function(method) if a.ndim else None
+        if numpy_loop is not None:  # numpy's loop calls the very C function the float one does
+            return numpy_loop(a)
     if raising is not None:
         try:
             return _elementwise(raising, x)
@@ -245,7 +269,11 @@ def pow(a: Any, b: Any) -> Any:  # noqa: A001 - named for what it is, as builtin
         return a**b
     if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
         return fmath.pow(float(a), float(b))
-    return _elementwise(fmath.pow, a, b)
+    x, y = _array(a, "pow"), _array(b, "pow")
+    numpy_loop = _exact_array_function("pow") if x.ndim or y.ndim else None
+    if numpy_loop is not None:  # numpy's loop calls the very C function Python's float ** does
+        return numpy_loop(x, y)
+    return _elementwise(fmath.pow, x, y)
 
 
 def div(a: Any, b: Any) -> Any:
