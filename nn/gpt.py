@@ -517,10 +517,11 @@ class TracedLoss:
 def bucket_lengths(block_size: int) -> tuple[int, ...]:
     """The lengths ``CompiledLoss`` traces at, for a model of ``block_size``: the longest document
     (``block_size + 1`` tokens) and about half of it.  A document is replayed on the shortest that
-    holds it, cut to its own length; a replay costs about its traced length, so two lengths trace
-    twice where one would, and the shorter documents replay at about half the cost.  (On the names
-    at ``block_size=16``, lengths 9 and 17 measured faster over 1,000 steps than one trace per
-    length, than 17 alone, and than 6, 9, 13 and 17: ``CompiledLoss``.)
+    holds it, cut to its own length.  Why two: a replay's cost is mostly fixed (numpy calls per
+    group of ops) and grows only slowly with the traced length, while a trace costs about its
+    length.  So over a run of microgpt's 1,000 steps a trace per length costs more in tracing than
+    its shorter replays save, one length alone makes the first call wait for the longest trace, and
+    a third length does not pay for its trace.
 
     >>> bucket_lengths(16), bucket_lengths(4), bucket_lengths(1)
     ((9, 17), (3, 5), (2,))
