@@ -276,9 +276,9 @@ class GPT(Module):
 
     def compile_loss(self, batched: bool = False) -> CompiledLoss | BatchedLoss:
         """``model.loss`` traced by ``micrograd.compile`` with the token ids as inputs, at two
-        document lengths (made on first use, then kept; a document is replayed on the shorter that
-        holds it, cut to its own length: ``CompiledLoss``): the same loss and gradients, bit for
-        bit, as ``model.loss`` on the ids as Values, replayed with numpy.
+        document lengths (``bucket_lengths``; made on first use, then kept; a document is replayed
+        on the shorter that holds it, cut to its own length: ``CompiledLoss``): the same loss and
+        gradients, bit for bit, as ``model.loss`` on the ids as Values, replayed with numpy.
 
         >>> model = GPT(3, block_size=4, n_embd=4, n_head=2, seed=0)
         >>> step = model.compile_loss()
