@@ -4,7 +4,7 @@
 engine's ``Value`` (microgpt's from ``strands-microgpt``, or ``micrograd.Value``), the
 model, data order and Adam identical: the script of a student who swapped in our
 ``Value``.  ``gpt_eager`` and ``gpt_compiled`` train the same model as ``nn.GPT``
-(eagerly, or with ``compile_loss()``, a trace per name length).  All take the names of
+(eagerly, or with ``compile_loss()``, traced at two lengths).  All take the names of
 ``nn.datasets.load_names()`` in the order ``random.Random(42)`` shuffles them, one per step.
 Run by ``worker.py`` in a process of its own, as every workload.
 """
@@ -203,8 +203,8 @@ def gpt_eager(steps: int, compiled_steps: int) -> dict[str, Any]:
 
 def gpt_compiled(steps: int, compiled_steps: int) -> dict[str, Any]:
     """``nn.GPT`` with ``compile_loss()``: the whole ``compiled_steps``-step training (microgpt's
-    1,000), the traces (one per name length) included; the sample is the mean time per step over
-    the run, so the traces are amortised as in a real training run."""
+    1,000), the traces (at two lengths: ``nn.gpt.bucket_lengths``) included; the sample is the mean
+    time per step over the run, so the traces are amortised as in a real training run."""
     from nn.optim import Adam
 
     shown, steps = steps, compiled_steps
@@ -236,7 +236,7 @@ BATCH = 16
 def gpt_compiled_batched(steps: int, compiled_steps: int) -> dict[str, Any]:
     """``nn.GPT`` with ``compile_loss(batched=True)``: ``compiled_steps`` steps of 16 names each
     (names ``16 k`` to ``16 k + 15`` in the shuffled order, their gradients added into ``.grad`` as the
-    eager loop adds them), Adam as the other rows; the traces (one per name length) included; the
+    eager loop adds them), Adam as the other rows; the traces (one per longest name length) included; the
     sample is the mean time per NAME over the run, ``run_s`` the whole run."""
     import inspect
 

@@ -155,7 +155,7 @@ RUNGS = (
     Rung(
         "compiled",
         "nn.GPT, compile_loss()",
-        "The graph is traced once per name length, then replayed with numpy: no Python object per node.",
+        "The graph is traced at two lengths, then replayed with numpy: no Python object per node.",
         _compiled,
     ),
     Rung(

@@ -32,7 +32,7 @@ def train(
     model: GPT, docs: list[list[int]], steps: int, quiet: bool, compiled: bool, batch: int = 1
 ) -> list[float]:
     """microgpt's loop: one document per step, Adam with lr 0.01 decaying linearly to 0; each step
-    eager (the graph built and walked) or ``compiled`` (``model.compile_loss()``: a trace per length).
+    eager (the graph built and walked) or ``compiled`` (``model.compile_loss()``: traced at two lengths).
     With ``batch`` > 1, ``batch`` documents a step (``model.compile_loss(batched=True)``, their
     gradients added up as the eager loop adds them); the loss of a step is then their mean."""
     from tqdm import tqdm
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--compiled",
         action="store_true",
-        help="replay each step with micrograd.compile (a trace per name length)",
+        help="replay each step with micrograd.compile (traced at two name lengths)",
     )
     p.add_argument(
         "--batch",

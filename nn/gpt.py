@@ -275,9 +275,10 @@ class GPT(Module):
     def compile_loss(self, batched: Literal[True]) -> BatchedLoss: ...
 
     def compile_loss(self, batched: bool = False) -> CompiledLoss | BatchedLoss:
-        """``model.loss`` traced by ``micrograd.compile`` with the token ids as inputs, one trace per
-        document length (made on first use, then kept): the same loss and gradients, bit for bit,
-        as ``model.loss`` on the ids as Values, replayed with numpy.
+        """``model.loss`` traced by ``micrograd.compile`` with the token ids as inputs, at two
+        document lengths (``bucket_lengths``; made on first use, then kept; a document is replayed
+        on the shorter that holds it, cut to its own length: ``CompiledLoss``): the same loss and
+        gradients, bit for bit, as ``model.loss`` on the ids as Values, replayed with numpy.
 
         >>> model = GPT(3, block_size=4, n_embd=4, n_head=2, seed=0)
         >>> step = model.compile_loss()
@@ -458,8 +459,9 @@ def frames_here() -> int:
 
 class TracedLoss:
     """What ``CompiledLoss`` and ``BatchedLoss`` share: the model, the parameters their traces
-    hold, the traces, and the check at every call that the model's parameters are still those
-    Values (a parameter replaced by a new Value: every trace is dropped and made again)."""
+    hold, the traces (ragged steps, one per traced length), and the check at every call that the
+    model's parameters are still those Values (a parameter replaced by a new Value: every trace is
+    dropped and made again)."""
 
     def __init__(self, model: GPT) -> None:
         from micrograd.compiler.params import watcher  # (the compiler loads on first use, as compile does)
@@ -467,7 +469,7 @@ class TracedLoss:
         self.model = model
         self.params = model.parameters()
         self.changed = watcher(model, self.params)  # (cheap: micrograd.compiler.params)
-        self.traces: dict[int, Any] = {}  # a length -> micrograd.compile's step
+        self.traces: dict[int, Any] = {}  # a traced length -> the ragged step
 
     def follow_the_model(self) -> None:
         """Trace again, with a ``RetraceWarning``, if a parameter of the model was replaced."""
@@ -487,43 +489,115 @@ class TracedLoss:
         self.params, self.changed = list(now), watcher(self.model, now)
         self.traces.clear()
 
+    def step_for(self, length: int) -> Any:
+        """The ragged step for documents of up to ``length`` tokens (traced now if new):
+        ``micrograd.compile(..., batched=True, ragged=True)``, each document cut to its own length."""
+        import numpy as np
+
+        step = self.traces.get(length)
+        if step is None:
+            ids = np.array([self.model.vocab_size - 1] * length, dtype=np.float64)
+            step = self.traces[length] = micrograd.compile(
+                self._loss_and_parts,
+                (ids, 1.0),
+                self.params,
+                batched=True,
+                reduction="sum",
+                ragged=True,
+                batch_axis=0,
+            )
+        return step
+
+    def _loss_and_parts(self, ids: Sequence[Value], scale: Value) -> tuple[Value, list[Value]]:
+        """``model.loss(ids)`` with its ``1 / len`` as an input (a document's own), and its terms."""
+        parts = self.model.position_losses(list(ids))
+        return micrograd.sum(parts) * scale, parts
+
+
+def bucket_lengths(block_size: int) -> tuple[int, ...]:
+    """The lengths ``CompiledLoss`` traces at, for a model of ``block_size``: the longest document
+    (``block_size + 1`` tokens) and about half of it.  A document is replayed on the shortest that
+    holds it, cut to its own length.  Why two: a replay's cost is mostly fixed (numpy calls per
+    group of ops) and grows only slowly with the traced length, while a trace costs about its
+    length.  So over a run of microgpt's 1,000 steps a trace per length costs more in tracing than
+    its shorter replays save, one length alone makes the first call wait for the longest trace, and
+    a third length does not pay for its trace.
+
+    >>> bucket_lengths(16), bucket_lengths(4), bucket_lengths(1)
+    ((9, 17), (3, 5), (2,))
+    """
+    longest = block_size + 1
+    return tuple(sorted({max(2, (longest + 1) // 2), longest}))
+
 
 class CompiledLoss(TracedLoss):
-    """``GPT.compile_loss()``: the model's loss replayed with numpy, a trace per document length.
+    """``GPT.compile_loss()``: the model's loss replayed with numpy, one document a step, traced at
+    two lengths (``bucket_lengths``): the longest document and about half of it.
 
     A document is a list of token ids; ``step(ids)`` returns ``(loss, grads)`` (one gradient per
     parameter, in ``model.parameters()`` order) and ``step.backward(ids)`` adds the gradients
-    into the parameters' ``.grad`` and returns the loss, so an ``nn.optim`` optimizer can step.
-    Each trace reads the parameters' current ``.data`` at every call.  The ids are traced as
-    Values, so the lookups are ``Pick`` nodes: the numbers are those of ``model.loss`` on the ids
-    as Values, bit for bit (on the ids as ints, the same loss, and gradients that can differ in
-    their last bits: the graph, and so the order in which gradients add up, is not the same).
+    into the parameters' ``.grad`` (those its graph does not reach are left alone, as
+    ``backward()`` leaves them) and returns the loss, so an ``nn.optim`` optimizer can step.
+    The traces read the parameters' current ``.data`` at every call.  A document is padded to the
+    shortest traced length that holds it and cut back to its own length
+    (``micrograd.compile(..., batched=True, ragged=True)``, as ``BatchedLoss``): a few traces,
+    made on first use, serve every length.  The ids are traced as Values, so the lookups are
+    ``Pick`` nodes: the numbers are those of ``model.loss`` on the ids as Values, bit for bit (on
+    the ids as ints, the same loss, and gradients that can differ in their last bits: the graph,
+    and so the order in which gradients add up, is not the same).
+
+    >>> model = GPT(3, block_size=4, n_embd=4, n_head=2, seed=0)
+    >>> step = model.compile_loss()
+    >>> loss, grads = step([2, 0, 2])                   # 3 tokens: on the trace at 3
+    >>> loss == model.loss([Value(2.0), Value(0.0), Value(2.0)]).data, sorted(step.traces)
+    (True, [3])
+    >>> _ = step([2, 0, 1, 2]), step([2, 1, 0, 1, 2])   # 4 and 5 tokens: on the trace at 5
+    >>> step.lengths, sorted(step.traces)
+    ((3, 5), [3, 5])
     """
 
-    def step_for(self, tokens: Sequence[int]) -> tuple[Any, Any]:
-        """The compiled step for documents of this length (traced now if new) and the ids as an array."""
+    def __init__(self, model: GPT) -> None:
+        super().__init__(model)
+        self.lengths = bucket_lengths(model.block_size)
+        self.flat: Any = None  # the parameters' shared arrays (micrograd.compiler.flat), as traced
+
+    def padded(self, tokens: Sequence[int]) -> tuple[Any, Any, Any]:
+        """The step of the shortest traced length that holds ``tokens`` (traced now if new), the
+        ids padded to it with copies of the last (positions the document's graph does not have),
+        and the document's count of positions, as the step's ``sizes``."""
         import numpy as np
 
         self.follow_the_model()
+        model = self.model
+        model._check_length(tokens, model.block_size + 1, "a document")
+        for t in tokens:  # (the ids first: [[0, 5, 0]] is refused for its id, the brackets shown)
+            model._check_token(t)
+        if len(tokens) < 2:
+            raise ValueError(f"a document needs at least 2 tokens (an input and its next), got {len(tokens)}")
+        if not self.traces:
+            from micrograd.compiler.flat import shared
 
-        self.model._check_length(tokens, self.model.block_size + 1, "a document")
-        for t in tokens:
-            self.model._check_token(t)
-        ids = np.array(tokens, dtype=np.float64)
-        step = self.traces.get(len(tokens))
-        if step is None:
-            step = self.traces[len(tokens)] = micrograd.compile(
-                lambda xs: self.model.loss(list(xs)), (ids,), params=self.params
-            )
-        return step, ids
+            self.flat = shared(self.params)
+        length = next(n for n in self.lengths if n >= len(tokens))
+        step = self.step_for(length)
+        ids = np.array([[*tokens, *[tokens[-1]] * (length - len(tokens))]], dtype=np.float64)
+        return step, ids, np.array([len(tokens) - 1])
 
     def __call__(self, tokens: Sequence[int]) -> tuple[float, Any]:
-        step, ids = self.step_for(tokens)
-        return step(ids)  # type: ignore[no-any-return]
+        # (micrograd.func loads its transforms, inspect and all, so a step imports it here)
+        from micrograd.func.reverse import sum_of_passes
+
+        step, ids, sizes = self.padded(tokens)
+        losses, grads = step.per_sample(ids, 1.0 / sizes, sizes=sizes)
+        return float(losses[0]), sum_of_passes(grads, step.reached_by(sizes))
 
     def backward(self, tokens: Sequence[int]) -> float:
-        step, ids = self.step_for(tokens)
-        return step.backward(ids)  # type: ignore[no-any-return]
+        step, ids, sizes = self.padded(tokens)
+        losses, grads = step.per_sample(ids, 1.0 / sizes, sizes=sizes)
+        # as backward() adds, into the parameters the document's graph holds only, through the
+        # arrays a step and an optimizer share (the .grads written are kept as an array)
+        self.flat.add_grad(grads[0], step.reached_by(sizes)[0])
+        return float(losses[0])
 
 
 class BatchedLoss(TracedLoss):
@@ -554,29 +628,6 @@ class BatchedLoss(TracedLoss):
         super().follow_the_model()
         if not self.traces:
             self.widths.clear()
-
-    def step_for(self, length: int) -> Any:
-        """The ragged step for documents of up to ``length`` tokens (traced now if new)."""
-        import numpy as np
-
-        step = self.traces.get(length)
-        if step is None:
-            ids = np.array([self.model.vocab_size - 1] * length, dtype=np.float64)
-            step = self.traces[length] = micrograd.compile(
-                self._loss_and_parts,
-                (ids, 1.0),
-                self.params,
-                batched=True,
-                reduction="sum",
-                ragged=True,
-                batch_axis=0,
-            )
-        return step
-
-    def _loss_and_parts(self, ids: Sequence[Value], scale: Value) -> tuple[Value, list[Value]]:
-        """``model.loss(ids)`` with its ``1 / len`` as an input (a document's own), and its terms."""
-        parts = self.model.position_losses(list(ids))
-        return micrograd.sum(parts) * scale, parts
 
     SHAPE = "list of documents, each a list of token ids, as in step.backward([[0, 5, 3, 0], [0, 7, 0]])"
 
