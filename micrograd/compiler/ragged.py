@@ -224,15 +224,17 @@ class Cuts:
             cuts.append((i, rows_by_tag(used)))
         return cuts
 
-    def apply(self, groups: Sequence[Group], gathers: Sequence[Gather], sizes: Ints | None) -> None:
-        """Set the cuts of these groups and gathers (the step's own, in the order given to ``Cuts``)
-        for samples of ``sizes`` parts each, longest first; None: every sample whole, no cuts.
-        The first ``kept[t]`` samples have part ``t``, the others cut every term of its tag."""
+    def kept(self, sizes: Ints) -> list[int]:
+        """Per part ``t``, the count of samples of ``sizes`` parts each (longest first) that have it:
+        the batch's first ones; the others cut every term of tag ``t``."""
         np = load_numpy()
-        assert sizes is None or not (sizes[1:] > sizes[:-1]).any(), "the samples go longest first"
-        # per part, the count of samples that have it: the batch's first ones
-        kept = [] if sizes is None else (sizes > np.arange(self.n_parts)[:, None]).sum(axis=1).tolist()
-        batch = 0 if sizes is None else len(sizes)
+        assert not (sizes[1:] > sizes[:-1]).any(), "the samples go longest first"
+        return (sizes > np.arange(self.n_parts)[:, None]).sum(axis=1).tolist()  # type: ignore[no-any-return]
+
+    def apply(self, groups: Sequence[Group], gathers: Sequence[Gather], kept: list[int], batch: int) -> None:
+        """Set the cuts of these groups and gathers (the step's own, in the order given to ``Cuts``)
+        for a batch of ``batch`` samples, longest first, the first ``kept[t]`` of which have part
+        ``t`` (``kept``); ``[]``: every sample whole, no cuts."""
         for sites, kernels in ((self.sums, groups), (self.gathers, gathers)):
             for at, (by_use, rows) in sites:
                 runs = [(r, kept[t]) for t, r in rows if kept[t] < batch] if kept else []

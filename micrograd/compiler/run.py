@@ -33,7 +33,7 @@ from .kernels import (
 )
 from .params import HasParameters, check_parameters, watcher
 from .plan import Plan
-from .ragged import Cuts
+from .ragged import Cuts, rows_by_tag
 from .trace import as_array
 
 if TYPE_CHECKING:
@@ -484,16 +484,23 @@ class BatchedStep(CompiledStep):
 
     def __init__(self, plan: Plan, reduction: str = "mean", parts: Sequence[Value] | None = None) -> None:
         super().__init__(plan)
+        np = load_numpy()
         self.reduction = reduction
         self._constant_data = self._vals[self._const_rows].copy()
         self._slots, self._n_contrib = len(self._vals), len(self._contrib)
         self.batch_size = 0  # of the last call: the arrays' width
         self.batch_axis: int | None = None  # 0: samples first, -1: last; None: first, if the shapes say so
         self.part_reduction = ""  # (ragged="mean" or "sum") the last input, 1 / size, is given here
-        # (ragged, see ragged.py) what cuts a sample's graph to its size, and per call, the
-        # parameters each sample's graph does not read (in the layout's order), or None
+        # (ragged, see ragged.py) what cuts a sample's graph to its size; the parameters' columns of
+        # the gradients (the layout's order) by tag; and per call, the parameters the samples' graphs
+        # do not read: (columns, n), those of ``columns`` from the n-th sample as loaded on
         self._cuts = None if parts is None else Cuts(plan, self._group_list(), self._all_gathers(), parts)
-        self._cut_off: Any = None
+        self._param_cols: list[tuple[int, Any]] = []
+        if self._cuts is not None:
+            layout_tags = np.empty(self._n_p, dtype=np.intp)
+            layout_tags[self._user_order] = self._cuts.param_tags
+            self._param_cols = rows_by_tag(layout_tags[:, None])[1]
+        self._cut_off: list[tuple[Any, int]] = []
         # (ragged, per call) the samples as loaded, longest first: the caller's index of each
         # (``_order``) and where each of the caller's samples is (``_back``); None: the caller's order
         self._order: Any = None
@@ -663,22 +670,24 @@ class BatchedStep(CompiledStep):
             self._order = np.argsort(-sizes, kind="stable")
             self._back = np.argsort(self._order)
             sizes = sizes[self._order]
-        self._cuts.apply(self._group_list(), self._all_gathers(), sizes)
-        self._cut_off = None
-        if sizes is not None:
-            off = ~self._cuts.reached(sizes)
-            self._cut_off = np.empty_like(off)
-            self._cut_off[:, self._user_order] = off  # (in the layout's order, as _by_sample)
+        kept = [] if sizes is None else self._cuts.kept(sizes)
+        batch = 0 if sizes is None else len(sizes)
+        self._cuts.apply(self._group_list(), self._all_gathers(), kept, batch)
+        # (slices of the samples, as the cuts: not a mask over every sample and parameter, which
+        # took 0.09 ms to make and 0.045 to apply on a 16-name GPT batch)
+        self._cut_off = [(cols, kept[t]) for t, cols in self._param_cols if kept[t] < batch] if kept else []
 
     def _sample_grads(self) -> Floats:
         """The gradients, one row per sample as loaded (the prefixes added), in the layout's order;
         a parameter a sample's graph does not read gets -0.0 there, which adds nothing."""
-        np = load_numpy()
         by_sample = self._by_sample
         if self._prefix_gathers:
             by_sample = by_sample + self._prefix[:, 0]
-        if self._cut_off is not None:
-            by_sample = np.where(self._cut_off, -0.0, by_sample)
+        if self._cut_off:
+            if by_sample is self._by_sample:  # (the step's own array stays as the backward wrote it)
+                by_sample = by_sample.copy()
+            for cols, n in self._cut_off:
+                by_sample[n:, cols] = -0.0
         return by_sample
 
     def _callers_grads(self) -> Floats:
@@ -717,8 +726,9 @@ class BatchedStep(CompiledStep):
             if self._back is not None:  # added up in the caller's order of the samples (rows: C-ordered)
                 by_sample = by_sample.take(self._back, axis=0)
             grads = self._reduce(by_sample)
-            if self._cut_off is not None:  # reached by no sample: .grad keeps its 0.0, as in the eager loop
-                grads[self._cut_off.all(axis=0)] = 0.0
+            for cols, n in self._cut_off:
+                if n == 0:  # reached by no sample: .grad keeps its 0.0, as in the eager loop
+                    grads[cols] = 0.0
             loss = self._reduce(self._losses()[:, None])
         return float(loss[0]), grads[self._user_order]
 
