@@ -105,13 +105,13 @@ class Group:
         "args",
         "block",
         "ctx",
+        "cut",
         "dest",
         "edges",
         "flat",
         "fn",
         "g",
         "grid",
-        "cut",
         "into",
         "kept",
         "narrow",
@@ -401,7 +401,7 @@ class Gather:
         self.cut: Cut | None = None
         # (per allocation, a batch's) when the contribution slots are a few regular grids: per
         # grid, its columns, a strided view of its contributions (uses, a, b, batch), which the
-        # masks write, and an array its sums go to first (``grid_blocks``, ``sum_grids``); else None
+        # cuts write, and an array its sums go to first (``grid_blocks``, ``sum_grids``); else None
         self.strided: list[tuple[slice, Any, Any]] | None = None
 
 
