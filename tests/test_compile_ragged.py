@@ -59,6 +59,13 @@ floats = st.floats(-2.0, 2.0, allow_nan=False).map(lambda v: round(v, 1))
     sizes=st.lists(st.integers(1, N), min_size=5, max_size=5),
 )
 @example(weights=[0.0, -1.0, -0.0, 0.0], samples=[([0.0] * N, [0.0] * N)] * 2, sizes=[1, N, 2, 3, 4])
+@example(  # sizes in no order, repeated, the longest not first (loaded longest first, given back so)
+    weights=[0.5, -1.0, 0.3, 0.7],
+    samples=[
+        ([0.1 * (i + j) - 0.5 for j in range(N)], [0.2 * i - 0.3 * j for j in range(N)]) for i in range(5)
+    ],
+    sizes=[3, N, 3, 1, N],
+)
 def test_a_ragged_batch_is_each_samples_own_smaller_graph_bit_for_bit(
     weights: list[float], samples: list[tuple[list[float], list[float]]], sizes: list[int]
 ) -> None:

@@ -180,6 +180,51 @@ def test_batched_compile_loss_is_the_eager_loop_bit_for_bit(docs: list[list[int]
     assert _bits(grads) == _bits([p.grad for p in params]) and _bits(got_losses) == _bits(want_losses)
 
 
+# one layer: 6 weight matrices, whose gradients a batched step gathers through strided views of
+# their contributions (kernels.sum_grids; SMALL's 2 layers are too many grids for that)
+ONE_LAYER = GPT(5, block_size=4, n_layer=1, n_embd=4, n_head=2, seed=5)
+ONE_LAYER_STEP = ONE_LAYER.compile_loss(batched=True)
+
+
+@st.composite
+def unsorted_docs(draw: st.DrawFn) -> list[list[int]]:
+    """Documents in no sorted order of length: a longest one that is not first (and another later),
+    a length that repeats, shorter ones before and after the longest (a ragged step loads them
+    longest first and gives their numbers back in this order)."""
+    token = st.integers(0, SMALL.vocab_size - 1)
+    longest = draw(st.integers(3, SMALL.block_size + 1))
+    shorter = draw(st.lists(st.integers(2, longest - 1), min_size=1, max_size=4))
+    lengths = [shorter[0], longest, *draw(st.permutations(shorter)), longest]
+    return [draw(st.lists(token, min_size=n, max_size=n)) for n in lengths]
+
+
+@pytest.mark.parametrize(
+    "model, step", [(SMALL, SMALL_STEP), (ONE_LAYER, ONE_LAYER_STEP)], ids=["2 layers", "1 layer"]
+)
+@settings(max_examples=20, deadline=None)
+@given(docs=unsorted_docs())
+def test_documents_in_no_order_of_length_get_their_own_eager_numbers(
+    model: GPT, step: Any, docs: list[list[int]]
+) -> None:
+    params = model.parameters()
+    losses, grads, reached = step.per_document(docs)
+    for i, d in enumerate(docs):  # each document's own, in the order given
+        for p in params:
+            p.grad = None
+        loss = model.loss([Value(t) for t in d])
+        loss.backward()
+        assert _bits(losses[i]) == _bits(loss.data)
+        assert reached[i].tolist() == [p.grad is not None for p in params]
+        got = [g for g, r in zip(grads[i].tolist(), reached[i]) if r]  # (the others: never added)
+        assert _bits(got) == _bits([p.grad for p in params if p.grad is not None])
+    # into .grad, added in the documents' order as the eager loop adds them
+    want_losses, want = _eager(model, docs)
+    for p in params:
+        p.grad = 0.0
+    assert _bits(step.backward(docs)) == _bits(want_losses)
+    assert _bits([p.grad for p in params]) == _bits(want)
+
+
 def test_batched_compile_loss_checks_its_documents() -> None:
     with pytest.raises(TypeError, match="non-empty list"):
         SMALL_STEP.backward([])

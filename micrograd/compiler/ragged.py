@@ -30,7 +30,11 @@ the second and raises a ``CompileError`` otherwise.
 >>> losses.tolist(), grads.tolist()       # (1 + 4) / 2 and (1 + 4 + 9) / 3; d/dw (4 + 16) / 2, ...
 ([2.5, 4.666666666666666], [[10.0], [18.666666666666664]])
 
-May import what ``compiler`` may; reads the plan's groups and gathers and sets their ``mask``.
+The step loads a batch's samples longest first (and gives its results back in the caller's
+order), so that the samples that cut a term are the batch's last ones: a cut is a slice of
+the batch axis (``kernels.Cut``).
+
+May import what ``compiler`` may; reads the plan's groups and gathers and sets their ``cut``.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine import Value
 from .errors import CompileError, load_numpy
-from .kernels import Gather, Group
+from .kernels import Cut, Gather, Group, as_index
 from .plan import Plan
 from .trace import TracerWarning
 
@@ -123,12 +127,33 @@ def contribution_tags(slot_tag: Ints, slots: Ints, pad_slot: int) -> Ints:
     return np.where(slots == pad_slot, used[:1], used)  # type: ignore[no-any-return]
 
 
+def rows_by_tag(tags: Ints) -> tuple[bool, list[tuple[int, Any]]]:
+    """The terms of an ordered sum or gather of tags ``tags`` (terms, nodes), grouped by tag for a
+    ``Cut``: whether by term (each term's tag the same for all its nodes), and per tag but
+    ``ALWAYS``, the terms that hold it, else the (terms, nodes) pairs counted row by row, as a
+    slice where consecutive (the pairs a tag cuts together, found once, not at every call).
+
+    >>> import numpy as np
+    >>> rows_by_tag(np.array([[0, 0], [1, 1], [1, 1]]))
+    (True, [(0, slice(0, 1, None)), (1, slice(1, 3, None))])
+    >>> by_use, rows = rows_by_tag(np.array([[0, -1], [1, 0]]))
+    >>> by_use, [(t, r.tolist() if type(r) is not slice else r) for t, r in rows]
+    (False, [(0, [0, 3]), (1, slice(2, 3, None))])
+    """
+    np = load_numpy()
+    by_term = bool((tags == tags[:, :1]).all())  # (a GPT's weights' contributions: position by position)
+    flat = tags[:, 0] if by_term else tags.ravel()
+    rows = [(int(t), as_index(np, np.flatnonzero(flat == t))) for t in np.unique(flat) if t != ALWAYS]
+    return by_term, rows
+
+
 class Cuts:
-    """What cutting a plan's graph to a sample's size needs: the tags of the terms of the ordered
-    sums that read the parts (``sums``: (index in ``groups``, (terms, nodes) tags)), of the
-    contributions of the gathers that mix nodes of several parts (``gathers``: (index in
-    ``gathers``, (uses, nodes) tags)), and of the parameters (``param_tags``, in the order of
-    ``params``).  By index, so that a step's clones, with copies of the groups and gathers, use them."""
+    """What cutting a plan's graph to a sample's size needs: the terms of the ordered sums that
+    read the parts (``sums``: (index in ``groups``, ``rows_by_tag`` of their (terms, nodes)
+    tags)), the contributions of the gathers that mix nodes of several parts (``gathers``: (index
+    in ``gathers``, the same of their (uses, nodes) tags)), and the parameters' tags
+    (``param_tags``, in the order of ``params``).  By index, so that a step's clones, with copies
+    of the groups and gathers, use them."""
 
     def __init__(
         self, plan: Plan, groups: Sequence[Group], gathers: Sequence[Gather], parts: Sequence[Value]
@@ -148,7 +173,7 @@ class Cuts:
         self.param_tags: Ints = np.array([tags.get(p, ALWAYS) for p in plan.trace.params], dtype=np.intp)
         value_at = {s: v for v, s in plan.layout.slot.items()}
         tag_at = slot_tags(plan, tags)
-        self.sums: list[tuple[int, Ints]] = []
+        self.sums: list[tuple[int, tuple[bool, list[tuple[int, Any]]]]] = []
         for i, grp in enumerate(groups):
             members = [value_at[s] for s in range(grp.start, grp.stop)]
             if grp.fn is None:
@@ -162,7 +187,7 @@ class Cuts:
                             "sample's size. Give each part the sample it belongs to (parts are usually "
                             "computed from the sample's inputs), or compute this loss without ragged=True"
                         )
-                    self.sums.append((i, terms))
+                    self.sums.append((i, rows_by_tag(terms)))
                 continue
             for v in members:
                 if tags[v] == ALWAYS and any(tags.get(c, ALWAYS) != ALWAYS for c in v._prev):
@@ -170,17 +195,7 @@ class Cuts:
                         f"ragged=True: the loss reads the parts through {v._op!r}, not only through a sum "
                         "(sum(parts) * scale is fine): a sample's smaller graph would not be part of it"
                     )
-        slot_tag = contribution_slot_tags(plan, tags)
-        self.gathers: list[tuple[int, Ints]] = []
-        for i, gather in enumerate(gathers):
-            used = contribution_tags(slot_tag, gather.slots, plan.pad_slot)  # (uses, nodes)
-            if (used.max(axis=0) == used.min(axis=0)).all():
-                continue  # each node's contributions all come from one part: kept or cut together
-            if len(used) < 2 or any(gather.shared):
-                raise CompileError("ragged=True: shared contributions from nodes of several parts")
-            if (used == used[:, :1]).all():  # each use's contributions from one part, as a weight's are
-                used = used[:, :1]  # (its mask broadcasts over the nodes: 16x smaller on a GPT's weights)
-            self.gathers.append((i, used))
+        self.gathers = self._gather_cuts(plan, gathers, tags)
         readers: dict[Value, set[int]] = {p: set() for p in plan.prefixed}
         for v in graph.computed if readers else ():  # (batched steps whose samples share contributions)
             for t in graph.operands[v]:
@@ -189,13 +204,41 @@ class Cuts:
         if any(len(r) > 1 for r in readers.values()):
             raise CompileError("ragged=True: a parameter's shared contributions from several parts")
 
-    def apply(self, groups: Sequence[Group], gathers: Sequence[Gather], sizes: Ints | None) -> None:
-        """Set the masks of these groups and gathers (the step's own, in the order given to
-        ``Cuts``) for samples of ``sizes`` parts each; None: every sample whole, no masks."""
-        for at, tags in self.sums:
-            groups[at].mask = None if sizes is None else tags[..., None] >= sizes
-        for at, tags in self.gathers:
-            gathers[at].mask = None if sizes is None else tags[..., None] >= sizes
+    @staticmethod
+    def _gather_cuts(
+        plan: Plan, gathers: Sequence[Gather], tags: dict[Value, int]
+    ) -> list[tuple[int, tuple[bool, list[tuple[int, Any]]]]]:
+        """The gathers that mix contributions from nodes of several parts, and theirs by tag."""
+        np = load_numpy()
+        slot_tag = contribution_slot_tags(plan, tags)
+        cuts = []
+        for i, gather in enumerate(gathers):
+            used = contribution_tags(slot_tag, gather.slots, plan.pad_slot)  # (uses, nodes)
+            if (used.max(axis=0) == used.min(axis=0)).all():
+                continue  # each node's contributions all come from one part: kept or cut together
+            if len(used) < 2 or any(gather.shared):
+                raise CompileError("ragged=True: shared contributions from nodes of several parts")
+            if not (used == used[:, :1]).all():  # (else cut use by use, as a weight's contributions are)
+                # a merged gather's pads are -0.0 already: never cut (a GPT's keys: 45% fewer rows)
+                used = np.where(gather.slots == plan.pad_slot, ALWAYS, used)
+            cuts.append((i, rows_by_tag(used)))
+        return cuts
+
+    def kept(self, sizes: Ints) -> list[int]:
+        """Per part ``t``, the count of samples of ``sizes`` parts each (longest first) that have it:
+        the batch's first ones; the others cut every term of tag ``t``."""
+        np = load_numpy()
+        assert not (sizes[1:] > sizes[:-1]).any(), "the samples go longest first"
+        return (sizes > np.arange(self.n_parts)[:, None]).sum(axis=1).tolist()  # type: ignore[no-any-return]
+
+    def apply(self, groups: Sequence[Group], gathers: Sequence[Gather], kept: list[int], batch: int) -> None:
+        """Set the cuts of these groups and gathers (the step's own, in the order given to ``Cuts``)
+        for a batch of ``batch`` samples, longest first, the first ``kept[t]`` of which have part
+        ``t`` (``kept``); ``[]``: every sample whole, no cuts."""
+        for sites, kernels in ((self.sums, groups), (self.gathers, gathers)):
+            for at, (by_use, rows) in sites:
+                runs = [(r, kept[t]) for t, r in rows if kept[t] < batch] if kept else []
+                kernels[at].cut = Cut(by_use, runs) if runs else None
 
     def reached(self, sizes: Ints) -> Any:
         """Per sample and parameter, whether the sample's own graph reads it: ``(batch, params)``."""
