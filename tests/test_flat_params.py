@@ -320,3 +320,9 @@ def test_add_grad_over_fresh_zeros_but_the_last_is_add_rows_into_grad(late: Any)
     assert [type(v.grad) for v in flat_vs] == [type(v.grad) for v in ref_vs]
     assert flat_vs[3].grad is zero  # (not reached: the very object)
     assert bits(flat.grad().tolist()) == bits([float(v.grad) for v in ref_vs])
+
+
+def test_flat_params_refuse_a_value_twice() -> None:
+    a = Value(1.0)
+    with pytest.raises(ValueError, match="more than once"):
+        FlatParams([a, Value(2.0), a])

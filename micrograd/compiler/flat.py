@@ -81,6 +81,9 @@ class FlatParams:
 
     def __init__(self, params: Sequence[Value]) -> None:
         self.params = tuple(params)
+        # (each once: a write set back finds its place by identity)
+        if len(set(map(id, self.params))) != len(self.params):
+            raise ValueError("FlatParams: a Value appears more than once in params; pass each once")
         self._data: Any = None
         self._data_objs: list[Any] | None = None
         self._data_zeros: Picker | None = _none
