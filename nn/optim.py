@@ -17,7 +17,7 @@ import numbers
 import reprlib
 import struct
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from micrograd import Value
@@ -110,13 +110,10 @@ class Optimizer:
         """The parameters' ``.data`` and ``.grad`` as arrays (``micrograd.compiler.flat``: shared
         with a compiled step of the same parameters, so that neither packs what the other wrote),
         or None without numpy."""
-        try:
-            from micrograd.compiler.errors import load_numpy
-            from micrograd.compiler.flat import shared
-
-            load_numpy()  # (flat imports numpy at first use: without it, the scalar loop, not an error)
-        except ImportError:  # pragma: no cover - numpy is a dependency of the compiled paths only
+        if _numpy() is None:  # (flat imports numpy at first use: without it, the scalar loop, not an error)
             return None
+        from micrograd.compiler.flat import shared
+
         flat = self._flat
         # (the list as it was, compared with ``==``: Values compare by identity, object's __eq__,
         # so one pass of C code that stops at the first object not the same; ``all(map(is_))``
@@ -125,6 +122,36 @@ class Optimizer:
             flat = self._flat = shared(self.params)  # (first step, or the list was changed since)
             self._flat_params = list(self.params)
         return flat
+
+    def _step_on_arrays(self, update: Callable[[Any, Any], tuple[Any, Any] | None]) -> bool:
+        """Run ``update(grad, data)`` (``(new data, state to keep)``, or None: nothing done) on the
+        parameters' arrays and set their ``.data`` (False: nothing done, the scalar loop's turn).
+        First on the arrays as last read or written (``FlatParams.known``: after a compiled step
+        of the same parameters, its very arrays), checked as the ``.data`` are written; if one
+        ``.grad`` or ``.data`` was set since, again on arrays read now.  Reading every ``.grad``
+        and ``.data`` to check them before writing was two passes over the Values of three."""
+        flat = self._arrays()
+        if flat is None:
+            return False
+        known = flat.known()
+        if known is not None:
+            done = update(*known)
+            if done is not None and flat.write_data_if_unchanged(done[0]):
+                self._keep(done[1])
+                return True
+        g, data = flat.grad(), flat.data()
+        if g is None or data is None:
+            return False  # (a Value, None, a numpy scalar: the loop says what it makes of it)
+        done = update(g, data)
+        if done is None:
+            return False
+        self._keep(done[1])
+        flat.write_data(done[0])  # (each .data set: read between steps, it is the current number)
+        return True
+
+    def _keep(self, state: Any) -> None:
+        """Keep the state an ``update`` of ``_step_on_arrays`` made (moments, momentum buffers)."""
+        raise NotImplementedError  # pragma: no cover - each optimizer with an array step has its own
 
     @property
     def lr(self) -> float:
@@ -203,11 +230,9 @@ class SGD(Optimizer):
         """``_scalar_step`` on float64 arrays of all the parameters, each element through the loop's
         float operations in its order, so the same numbers, bit for bit; False (nothing done)
         without numpy or where a ``.grad`` or ``.data`` is not a plain number."""
-        flat = self._arrays()
-        g, data = (None, None) if flat is None else (flat.grad(), flat.data())
-        if g is None or data is None:
+        np = _numpy()
+        if np is None:
             return False
-        np = sys.modules["numpy"]  # (loaded: the arrays are numpy's)
         lr, mu, wd = self.lr, self.momentum, self.weight_decay
         bufs: Any = self.momentum_buffers
         if isinstance(bufs, list) and mu != 0 and any(b is not None for b in bufs):
@@ -215,16 +240,22 @@ class SGD(Optimizer):
             if found is None:
                 return False
             bufs = found
-        with np.errstate(all="ignore"):  # inf and nan are numbers here, as in the loop
-            if wd != 0:
-                g = g + wd * data
-            if mu != 0:
-                buf = g if isinstance(bufs, list) else bufs * mu + (1 - self.dampening) * g
-                self.momentum_buffers = bufs = buf
-                g = g + mu * buf if self.nesterov else buf
-            data = data + -lr * g
-        flat.write_data(data)
-        return True
+
+        def update(g: Any, data: Any) -> tuple[Any, Any]:
+            buf = bufs
+            with np.errstate(all="ignore"):  # inf and nan are numbers here, as in the loop
+                if wd != 0:
+                    g = g + wd * data
+                if mu != 0:
+                    buf = g if isinstance(bufs, list) else bufs * mu + (1 - self.dampening) * g
+                    g = g + mu * buf if self.nesterov else buf
+                return data + -lr * g, buf
+
+        return self._step_on_arrays(update)
+
+    def _keep(self, state: Any) -> None:
+        if self.momentum != 0:
+            self.momentum_buffers = state
 
 
 class Adam(Optimizer):
@@ -327,10 +358,13 @@ class Adam(Optimizer):
         compiled step of the same parameters, its very arrays, packed again only where a
         ``.data`` or ``.grad`` was set since (reading and packing them was two thirds of this
         path's time on microgpt's 4,192 parameters)."""
-        flat = self._arrays()
-        g, data = (None, None) if flat is None else (flat.grad(), flat.data())
-        if g is None or data is None:
-            return False  # (a Value, None, a numpy scalar: the loop says what it makes of it)
+        if _numpy() is None:
+            return False
+        return self._step_on_arrays(lambda g, data: self._update(k, g, data))
+
+    def _update(self, k: AdamConstants, g: Any, data: Any) -> tuple[Any, Any] | None:
+        """The new ``.data`` and moments from the arrays ``g`` and ``data`` (None: a zero
+        denominator, the loop's ZeroDivisionError)."""
         np = sys.modules["numpy"]  # (loaded: the arrays are numpy's)
         with np.errstate(all="ignore"):  # inf and nan are numbers here, as in the loop
             m, v, vmax = (
@@ -360,10 +394,21 @@ class Adam(Optimizer):
             step = np.multiply(m, -k.step_size)  # data + -step_size * m / denom
             data = np.add(data, np.divide(step, denom, out=step), out=step)
         if not denom.all():
-            return False  # a zero denominator: the loop's ZeroDivisionError, nothing changed yet
-        self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq = m, v, vmax
-        flat.write_data(data)  # (each .data set: read between steps, it is the current number)
-        return True
+            return None  # a zero denominator: the loop's ZeroDivisionError, nothing changed yet
+        return data, (m, v, vmax)
+
+    def _keep(self, state: Any) -> None:
+        self.exp_avg, self.exp_avg_sq, self.max_exp_avg_sq = state
+
+
+def _numpy() -> Any:
+    """numpy, or None where it is not installed (the optimizers then step by their scalar loops)."""
+    try:
+        from micrograd.compiler.errors import load_numpy
+
+        return load_numpy()
+    except ImportError:  # pragma: no cover - numpy is a dependency of the compiled paths only
+        return None
 
 
 def _floats(np: Any, xs: list[Any]) -> Any:

@@ -254,3 +254,75 @@ def test_batched_training_keeps_its_grads_as_arrays_and_follows_edits(edits: lis
         flat_opt.step()
         eager_opt.step()
         assert bits([p.data for p in flat_ps]) == bits([p.data for p in eager_ps]), step
+
+
+@pytest.mark.parametrize("kind", ["adam", "sgd"])
+@pytest.mark.parametrize("what", ["data", "grad", "same number"])
+@pytest.mark.parametrize("where", [0, "middle", -1])
+def test_a_value_set_between_backward_and_step_is_read(kind: str, what: str, where: Any) -> None:
+    # the optimizer computes on the arrays it knows and checks each .data and .grad as it writes
+    # (FlatParams.write_data_if_unchanged): one set since, even the last, makes it read them all
+    flat_model, eager_model = pair(5)
+    replay = flat_model.compile_loss()
+    flat_ps, eager_ps = flat_model.parameters(), eager_model.parameters()
+    at = len(flat_ps) // 2 if where == "middle" else where
+    flat_opt, eager_opt = make(kind, flat_ps, True), make(kind, eager_ps, False)
+    for step, doc in enumerate(docs(5, 4)):
+        flat_opt.zero_grad()
+        eager_opt.zero_grad()
+        assert replay.backward(doc) == eager_backward(eager_model, doc)
+        if step == 2:
+            if what == "same number":  # an equal float, another object: the same numbers either way
+                flat_ps[at].grad = float(repr(flat_ps[at].grad))
+            else:
+                setattr(flat_ps[at], what, 0.125)
+                setattr(eager_ps[at], what, 0.125)
+        flat_opt.step()
+        eager_opt.step()
+        assert bits([p.data for p in flat_ps]) == bits([p.data for p in eager_ps]), step
+
+
+def test_write_data_if_unchanged_writes_nothing_after_a_change() -> None:
+    vs = [Value(float(i)) for i in range(5)]
+    flat = FlatParams(vs)
+    data, _ = flat.data(), flat.grad()
+    assert flat.known() is not None
+    before = [v.data for v in vs]
+    vs[-1].grad = float("0")  # the same number, another object: not what the arrays were made of
+    assert not flat.write_data_if_unchanged(data + 1.0)
+    assert all(v.data is x for v, x in zip(vs, before))  # (the four written first, set back)
+    _ = flat.grad()  # read again: now known
+    assert flat.write_data_if_unchanged(data + 1.0) and [v.data for v in vs] == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+@pytest.mark.parametrize("late", [-0.0, ZERO_SUM, 0, 2.5])
+def test_add_grad_over_fresh_zeros_but_the_last_is_add_rows_into_grad(late: Any) -> None:
+    # add_grad writes while every .grad is the first one's zero object; the last not: set back, and
+    # added by the general rule
+    n = 7
+    grads = np.array([1.0, -0.0, 0.0, -2.0, 3.0, -0.0, -0.0])
+    reached = np.array([True, True, True, False, True, True, True])
+    zero = float("0")
+
+    def fill() -> list[Value]:
+        vs = [Value(1.0) for _ in range(n)]
+        for v in vs:
+            v.grad = zero
+        vs[-1].grad = late
+        return vs
+
+    flat_vs, ref_vs = fill(), fill()
+    flat = FlatParams(flat_vs)
+    flat.add_grad(grads, reached)
+    add_rows_into_grad(ref_vs, grads[None, :], reached[None, :])
+    assert bits([v.grad for v in flat_vs]) == bits([v.grad for v in ref_vs])
+    assert [v.grad is ZERO_SUM for v in flat_vs] == [v.grad is ZERO_SUM for v in ref_vs]
+    assert [type(v.grad) for v in flat_vs] == [type(v.grad) for v in ref_vs]
+    assert flat_vs[3].grad is zero  # (not reached: the very object)
+    assert bits(flat.grad().tolist()) == bits([float(v.grad) for v in ref_vs])
+
+
+def test_flat_params_refuse_a_value_twice() -> None:
+    a = Value(1.0)
+    with pytest.raises(ValueError, match="more than once"):
+        FlatParams([a, Value(2.0), a])

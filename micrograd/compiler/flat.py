@@ -10,7 +10,12 @@ pass of C code, no packing): ``==`` on the two lists, which takes the same objec
 without looking further, then, at the zeros, identity (``0.0 == -0.0``): the same numbers, so
 the arrays stand; a number set since (``p.data = 5.0``, ``load_state_dict``, clipping a
 ``.grad``) is packed again with the rest.  (An equal number of another type, ``1`` for
-``1.0``, is the same number: the arrays stand.)  The Values stay the truth: every
+``1.0``, is the same number: the arrays stand.)  Where a write follows at once (an
+optimizer's ``.data``, a backward's ``.grad`` over fresh zeros), it checks instead, as it
+writes each, that the Value still holds the very object the arrays were made of, and sets
+back what it wrote at the first that does not (``write_data_if_unchanged``, ``add_grad``):
+one pass over the Values rather than a pass to read them and one to write.  The Values stay
+the truth: every
 write goes to their ``.data`` and ``.grad`` as well, so reading them between steps gives
 the current numbers, and setting them takes effect at the next step.
 
@@ -76,16 +81,21 @@ class FlatParams:
 
     def __init__(self, params: Sequence[Value]) -> None:
         self.params = tuple(params)
+        # (each once: a write set back finds its place by identity)
+        if len(set(map(id, self.params))) != len(self.params):
+            raise ValueError("FlatParams: a Value appears more than once in params; pass each once")
         self._data: Any = None
         self._data_objs: list[Any] | None = None
-        self._data_zeros: Picker = _none
+        self._data_zeros: Picker | None = _none
         self._grad: Any = None
         self._grad_objs: list[Any] | None = None
-        self._grad_zeros: Picker = _none
+        self._grad_zeros: Picker | None = _none
 
     def data(self) -> Any:
         """The parameters' ``.data`` now, as an array (None if one is not a float or an int)."""
         objs = [p.data for p in self.params]
+        if self._data_zeros is None:
+            self._data_zeros = zeros_of(self._data)
         if not same_numbers(objs, self._data_objs, self._data_zeros):
             self._data, self._data_objs, self._data_zeros = self._kept(packed(objs), objs)
         return self._data
@@ -93,9 +103,29 @@ class FlatParams:
     def grad(self) -> Any:
         """The parameters' ``.grad`` now, as an array (None if one is not a float or an int)."""
         objs = [p.grad for p in self.params]
+        if self._grad_zeros is None:
+            self._grad_zeros = zeros_of(self._grad)
         if not same_numbers(objs, self._grad_objs, self._grad_zeros):
             self._grad, self._grad_objs, self._grad_zeros = self._kept(packed(objs), objs)
         return self._grad
+
+    def known(self) -> tuple[Any, Any] | None:
+        """The ``.grad`` and ``.data`` arrays as last read or written, not checked against the
+        Values now (None if either is not known): for an update that ``write_data_if_unchanged``
+        then writes, checking as it writes that every ``.grad`` and ``.data`` is still what
+        these arrays were made of.
+
+        >>> from micrograd import Value
+        >>> a = Value(1.0); a.grad = 0.5
+        >>> flat = FlatParams([a])
+        >>> flat.known() is None, flat.grad().tolist(), flat.data().tolist()
+        (True, [0.5], [1.0])
+        >>> [x.tolist() for x in flat.known()]
+        [[0.5], [1.0]]
+        """
+        if self._grad_objs is None or self._data_objs is None:
+            return None
+        return self._grad, self._data
 
     def write_data(self, data: Any) -> None:
         """Set every parameter's ``.data`` to its number in ``data`` (kept as the array)."""
@@ -104,14 +134,70 @@ class FlatParams:
             p.data = x
         self._data, self._data_objs, self._data_zeros = self._kept(data, objs)
 
+    def write_data_if_unchanged(self, data: Any) -> bool:
+        """``write_data(data)`` if every ``.data`` and ``.grad`` still holds the very object that
+        ``known()``'s arrays were made of (``data`` computed from those, then right for each
+        parameter), checked parameter by parameter as it writes: one pass over the Values where
+        reading them to check, then writing, took three.  Else nothing changed (the ``.data``
+        written so far set back) and False: read them (``grad()``, ``data()``) and compute again.
+
+        >>> from micrograd import Value
+        >>> a, b = Value(1.0), Value(2.0)
+        >>> flat = FlatParams([a, b]); _ = flat.grad(), flat.data()
+        >>> flat.write_data_if_unchanged(flat.data() + 1), a.data, b.data
+        (True, 2.0, 3.0)
+        >>> b.grad = 5.0                                     # set since: nothing written
+        >>> flat.write_data_if_unchanged(flat.data() + 1), a.data, b.data
+        (False, 2.0, 3.0)
+        """
+        data_objs, grad_objs = self._data_objs, self._grad_objs
+        if data_objs is None or grad_objs is None:
+            return False
+        objs = data.tolist()
+        params = self.params
+        # (``is``, not ``==``: the same object holds the same number, signed zeros included)
+        for p, x, old, g in zip(params, objs, data_objs, grad_objs):
+            if p.data is not old or p.grad is not g:
+                break
+            p.data = x
+        else:
+            self._data, self._data_objs, self._data_zeros = self._kept(data, objs)
+            return True
+        for q, old in zip(params[: index_of(params, p)], data_objs):
+            q.data = old  # (those written before the one set since: back to what they held)
+        return False
+
     def add_grad(self, grads: Any, reached: Any) -> None:
         """Add ``grads`` into the ``.grad`` of the parameters ``reached`` marks, as ``backward()``
         adds a gradient (``add_rows_into_grad`` with one row), the others left alone.
 
-        Every ``.grad`` holding no gradient yet (a zero, not ``ZERO_SUM``: as ``zero_grad()``
-        leaves them, and a new Value's) and those not reached the very object of the first, a
-        gradient is taken as it is and a +0.0 one marks a sum of zeros (``ZERO_SUM``): written at
-        once, and kept as the array.  Else added by the general rule."""
+        Every ``.grad`` the very zero object of the first (as ``zero_grad()`` leaves them, and
+        new Values: a float zero, not ``ZERO_SUM``), checked parameter by parameter as it
+        writes, a gradient is taken as it is and a +0.0 one marks a sum of zeros (``ZERO_SUM``):
+        kept as the array.  Else (the ``.grad``s written so far set back) added by the general
+        rule, ``_add_grad``."""
+        np = load_numpy()
+        params = self.params
+        first = params[0].grad if params else None
+        if type(first) is not float or first or first is ZERO_SUM:
+            self._add_grad(grads, reached)
+            return
+        new, objs = first_grads(grads, reached, first, np.flatnonzero(~reached).tolist())
+        for p, x in zip(params, objs):
+            if p.grad is not first:
+                break
+            p.grad = x
+        else:
+            self._grad, self._grad_objs, self._grad_zeros = self._kept(new, objs)
+            return
+        for q in params[: index_of(params, p)]:
+            q.grad = first  # (those written before the one that differs: back to the fresh zero)
+        self._add_grad(grads, reached)
+
+    def _add_grad(self, grads: Any, reached: Any) -> None:
+        """``add_grad`` where not every ``.grad`` is the first's zero object: every ``.grad`` a zero
+        that holds no gradient yet (not ``ZERO_SUM``), and those not reached the very object of
+        the first, as ``add_grad``; else ``add_rows``."""
         np = load_numpy()
         olds = [p.grad for p in self.params]
         first = olds[0] if olds else None
@@ -131,15 +217,10 @@ class FlatParams:
                 for i in np.flatnonzero(reached & (grads == 0.0) & np.signbit(grads)).tolist()
             )
         )
-        if not fresh:
+        if not fresh or first is None:  # (None: no parameters, for mypy)
             self.add_rows(grads[None, :], reached[None, :])
             return
-        new = np.where(reached, grads, first)
-        objs = new.tolist()
-        for i in np.flatnonzero(reached & (new == 0.0) & ~np.signbit(new)).tolist():
-            objs[i] = ZERO_SUM  # a first gradient of +0.0: a sum of zeros now, as backward() marks it
-        for i in unreached:
-            objs[i] = first  # (left alone: the very object)
+        new, objs = first_grads(grads, reached, first, unreached)
         for p, x in zip(self.params, objs):
             p.grad = x
         self._grad, self._grad_objs, self._grad_zeros = self._kept(new, objs)
@@ -155,13 +236,44 @@ class FlatParams:
             self._grad, self._grad_objs, self._grad_zeros = self._kept(kept[1], kept[0])
 
     @staticmethod
-    def _kept(array: Any, objs: list[Any]) -> tuple[Any, list[Any] | None, Picker]:
+    def _kept(array: Any, objs: list[Any]) -> tuple[Any, list[Any] | None, Picker | None]:
         """What to keep of ``array``, made of the numbers ``objs``: the array (read-only: shared by a
-        step and an optimizer, never changed in place), the objects, and where the zeros are."""
+        step and an optimizer, never changed in place), the objects, and where the zeros are (None:
+        worked out when first needed, ``zeros_of``: a step whose arrays are checked as they are
+        written never needs it)."""
         if array is None:
             return None, None, _none  # (not numbers: read again, and the caller's scalar path says what)
         array.flags.writeable = False
-        return array, objs, picker(load_numpy().flatnonzero(array == 0.0).tolist())
+        return array, objs, None
+
+
+def first_grads(grads: Any, reached: Any, first: float, unreached: list[int]) -> tuple[Any, list[Any]]:
+    """What ``backward()`` leaves in ``.grad``s that all hold the zero ``first`` (no gradient yet):
+    as an array, and as the objects to set (``unreached``, the indices where ``reached`` is
+    False: ``first`` itself, left alone; a +0.0 gradient: ``ZERO_SUM``, a sum of zeros).
+
+    >>> new, objs = first_grads(load_numpy().array([2.0, 0.0, 5.0]), [True, True, False], 0.0, [2])
+    >>> new.tolist(), objs == [2.0, 0.0, 0.0], objs[1] is ZERO_SUM
+    ([2.0, 0.0, 0.0], True, True)
+    """
+    np = load_numpy()
+    new = np.where(reached, grads, first)
+    objs = new.tolist()
+    for i in np.flatnonzero(reached & (new == 0.0) & ~np.signbit(new)).tolist():
+        objs[i] = ZERO_SUM  # a first gradient of +0.0: a sum of zeros now, as backward() marks it
+    for i in unreached:
+        objs[i] = first  # (left alone: the very object)
+    return new, objs
+
+
+def index_of(items: Sequence[Any], item: Any) -> int:
+    """Where ``item`` is in ``items``, by identity (a Value's ``==`` may be an op).
+
+    >>> a, b = [1], [1]
+    >>> index_of((a, b), b)
+    1
+    """
+    return next(i for i, x in enumerate(items) if x is item)
 
 
 Picker = Callable[[list[Any]], Sequence[Any]]
@@ -169,6 +281,13 @@ Picker = Callable[[list[Any]], Sequence[Any]]
 
 def _none(objs: list[Any]) -> tuple[Any, ...]:
     return ()
+
+
+def zeros_of(array: Any) -> Picker:
+    """A ``picker`` of where ``array`` holds zeros (``_none`` without an array)."""
+    if array is None:
+        return _none
+    return picker(load_numpy().flatnonzero(array == 0.0).tolist())
 
 
 def picker(indices: list[int]) -> Picker:
