@@ -254,8 +254,7 @@ class GPT(Module):
     def position_losses(self, tokens: Sequence[Token]) -> list[Value]:
         """The terms of ``loss(tokens)``: at each position, ``-log softmax(logits)[next token]``."""
         self._check_length(tokens, self.block_size + 1, "a document")
-        if len(tokens) < 2:
-            raise ValueError(f"a document needs at least 2 tokens (an input and its next), got {len(tokens)}")
+        self._check_has_a_target(tokens)
         for t in tokens:
             self._check_token(t)
         cache = KVCache(self.n_layer)
@@ -366,6 +365,12 @@ class GPT(Module):
                 f"{what} has {len(tokens)} tokens, more than the model's {most} (block_size "
                 f"{most if what == 'tokens' else most - 1}); cut it to tokens[:{most}]"
             )
+
+    @staticmethod
+    def _check_has_a_target(tokens: Sequence[Token]) -> None:
+        """A document holds at least one input and the token after it, the target."""
+        if len(tokens) < 2:
+            raise ValueError(f"a document needs at least 2 tokens (an input and its next), got {len(tokens)}")
 
     # ---- microgpt's state_dict -------------------------------------------------------------
 
@@ -572,8 +577,7 @@ class CompiledLoss(TracedLoss):
         model._check_length(tokens, model.block_size + 1, "a document")
         for t in tokens:  # (the ids first: [[0, 5, 0]] is refused for its id, the brackets shown)
             model._check_token(t)
-        if len(tokens) < 2:
-            raise ValueError(f"a document needs at least 2 tokens (an input and its next), got {len(tokens)}")
+        model._check_has_a_target(tokens)
         if not self.traces:
             from micrograd.compiler.flat import shared
 
@@ -648,8 +652,7 @@ class BatchedLoss(TracedLoss):
                     "lists: one pair of brackets too many"
                 )
             self.model._check_length(d, self.model.block_size + 1, "a document")
-            if len(d) < 2:
-                raise ValueError(f"a document needs at least 2 tokens (an input and its next), got {len(d)}")
+            self.model._check_has_a_target(d)
             for t in d:
                 if isinstance(t, Value):
                     raise TypeError("a batched step takes token ids as ints, not Values")
