@@ -400,9 +400,10 @@ class Gather:
         # sample's graph, read as -0.0 (which adds nothing); else None
         self.cut: Cut | None = None
         # (per allocation, a batch's) when the contribution slots are a few regular grids: per
-        # grid, its columns, a strided view of its contributions (uses, a, b, batch), which the
-        # cuts write, and an array its sums go to first (``grid_blocks``, ``sum_grids``); else None
-        self.strided: list[tuple[slice, Any, Any]] | None = None
+        # grid, the rows of ``dest`` its sums go to (viewed as (a, b, batch)), a strided view of its
+        # contributions (uses, a, b, batch), which the cuts write, and an array its sums go to
+        # first (``grid_blocks``, ``sum_grids``); else None
+        self.strided: list[tuple[Any, Any, Any]] | None = None
 
 
 class Source(NamedTuple):
@@ -493,19 +494,20 @@ def sum_grids(np: Any, gather: Gather) -> None:
     """``sum_uses`` for a gather whose contribution slots are regular grids (``grid_blocks``), read
     through strided views instead of taken into an array: each grid's uses added first to last.
     numpy reduces an axis in its order (its reductions never reverse a negative stride), and the
-    batch axis, contiguous in both arrays, is the inner loop, so no sum runs pairwise."""
+    batch axis, contiguous in both arrays, is in the inner loop (with a grid axis of adjacent
+    rows, see run.py's ``_strided``), never the uses axis: so no sum runs pairwise."""
     assert gather.strided is not None
-    cut, view = gather.cut, gather.view
+    cut = gather.cut
     if cut is not None and not cut.by_use:  # (a cut per node, not per use: taken)
         sum_uses(np, gather, gather.src, gather.slots)
         return
     # The cut contributions, a use's for its batch's last samples, are set to -0.0 where they are:
     # this gather is their only reader (a reduction ``where=`` a mask runs 5x slower than one without).
-    for cols, terms, sums in gather.strided:
+    for into, terms, sums in gather.strided:
         if cut is not None:
             cut.apply(terms)
         np.add.reduce(terms, axis=0, initial=-0.0, out=sums)
-        view[cols] = sums.reshape(-1, sums.shape[-1])
+        into[...] = sums
 
 
 def as_block(np: Any, rows: Any) -> slice | None:
