@@ -123,6 +123,33 @@ def linear_over_positions(
     return micrograd.sum((o * o).tanh() for o in outs)
 
 
+def test_a_grid_whose_weights_differ_by_sample_replays_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batched, a grid's weights computed from each sample (not parameters, not the same for every
+    sample) take the grid's own layout (``Group.grid_step``), not ``fixed_grid_step``'s."""
+    from micrograd.compiler import array_rules
+
+    monkeypatch.setattr(array_rules, "CALL_COST", 0)  # (a small layer takes the block path: test the grid)
+    rng = random.Random(11)
+    n_in, n_out, positions = 3, 4, 5
+    scales = [Value(rng.gauss(0, 1)) for _ in range(n_in * n_out)]
+
+    def loss(xs: list[Value]) -> Value:
+        weights = [[s * xs[0] for s in scales[o * n_in : (o + 1) * n_in]] for o in range(n_out)]
+        columns = [list(xs[1 + p * n_in : 1 + (p + 1) * n_in]) for p in range(positions)]
+        return linear_over_positions(weights, columns, start=-0.0)
+
+    shape = (1 + n_in * positions,)
+    step = micrograd.compile(loss, (np.zeros(shape),), scales, batched=True, reduction="sum")
+    xs = np.array([[rng.choice([*SPECIAL, rng.gauss(0, 2)]) for _ in range(shape[0])] for _ in range(3)])
+    losses, grads = step.per_sample(xs)
+    grids = [grp for _, grp in step._groups if grp.grid is not None]
+    assert grids and not any(grp.fixed[grp.grid[0]].all() for grp in grids)
+    for i, x in enumerate(xs):
+        eager = loss([Value(float(v)) for v in x])
+        assert bits([float(losses[i])]) == bits([eager.data])
+        assert bits(list(map(float, grads[i]))) == bits(micrograd.grad(eager, scales))
+
+
 @pytest.mark.parametrize("zeros", [False, True])
 @pytest.mark.parametrize("specials", [False, True])
 @pytest.mark.parametrize("batched", [False, True])
@@ -154,7 +181,9 @@ def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(
     if zeros:  # signed zeros in: dots of -0.0 terms, which are -0.0 only if their sum starts from -0.0
         xs = [[rng.choice([0.0, -0.0]) for _ in row] for row in xs]
     got = step.per_sample(np.array(xs)) if batched else step(np.array(xs[0]))
-    assert any(grp.grid is not None for _, grp in step._groups)  # (the grid ran)
+    grids = [grp for _, grp in step._groups if grp.grid is not None]
+    assert grids  # (the grid ran; batched, on weights the same for every sample: fixed_grid_step)
+    assert all(grp.fixed[grp.grid[0]].all() for grp in grids)
     for i, x in enumerate(xs if batched else xs[:1]):
         eager = loss([Value(v) for v in x])
         want = micrograd.grad(eager, params)

@@ -158,6 +158,28 @@ def dot_grid_forward(ctx: Context, block: Any, w: Any, x: Any) -> Any:
     return total.reshape(-1, *total.shape[2:])
 
 
+def dot_grid_forward_fixed(ctx: Context, block: Any, w: Any, x: Any, out: Any = None) -> Any:
+    """``dot_grid_forward`` over a batch for weights the same for every sample: ``w`` ``(n, I,
+    batch)``, each row one number repeated, and ``x`` ``(n, P, batch)``; ``block`` ``(n + 1, I, P,
+    batch)`` holds the starts in its row 0 and takes the products, outputs first: each weight
+    times a whole run of ``P * batch`` inputs in one inner loop of numpy (in the grid's own
+    layout, ``(P, I, batch)``, numpy multiplies one row of ``batch`` numbers at a time: 1.6x
+    slower).  The sums are the same: each product is ``w[k, i] * x[k, p]``, and they are added
+    along the first axis in order, ``(start + w0 x0) + w1 x1 + ...``.  Gives ``(I, P, batch)``.
+
+    >>> import numpy as np
+    >>> block = np.empty((3, 2, 1, 2)); block[0] = -0.0  # 2 terms, 2 outputs, 1 position, 2 samples
+    >>> w = np.array([[[1.0, 1.0], [2.0, 2.0]], [[3.0, 3.0], [4.0, 4.0]]])  # rows: weights by output
+    >>> x = np.array([[[1.0, 10.0]], [[1.0, -1.0]]])  # the position's inputs, per sample
+    >>> dot_grid_forward_fixed(Context((True, True), ()), block, w, x)[:, 0].tolist()
+    [[4.0, 7.0], [6.0, 16.0]]
+    """
+    np = load_numpy()
+    ctx.save_for_backward(w, x)
+    np.multiply(x[:, None], w[:, :, :1, None], out=block[1:])  # (one sample's weight: all the same)
+    return np.add.reduce(block, axis=0, initial=-0.0, out=out)  # (from -0.0: numpy's own start is +0.0)
+
+
 def dot_grid_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
     """``dot_block_backward`` from ``dot_grid_forward``'s saved weights and inputs, broadcast."""
     np = load_numpy()

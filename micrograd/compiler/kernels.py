@@ -23,6 +23,7 @@ from .array_rules import (
     dot_grid,
     dot_grid_backward,
     dot_grid_forward,
+    dot_grid_forward_fixed,
 )
 from .errors import HOW_TO_FIX, CompileError, load_numpy
 
@@ -108,6 +109,7 @@ class Group:
         "cut",
         "dest",
         "edges",
+        "fixed",
         "flat",
         "fn",
         "g",
@@ -170,6 +172,9 @@ class Group:
         # graph, read as -0.0 (which adds nothing); else None
         self.cut: Cut | None = None
         self.grid: Any = None  # (per allocation) a Dot group's grid of weights and inputs (dot_grid)
+        # (per allocation) per slot, whether its value is the same for every sample (parameters and
+        # constants), or None
+        self.fixed: Any = None
 
     def call_forward(self, operands: Sequence[Any]) -> Any:
         """The op's own forward on arrays of operands (one element per node of the group)."""
@@ -259,6 +264,8 @@ class Group:
         np, dest, spread, needs, take = load_numpy(), self.dest, self.spread, self.needs, src.take
         weights, inputs = self.grid
         tail = src.shape[1:]
+        if len(tail) == 1 and tail[0] > 1 and self.fixed is not None and self.fixed[weights].all():
+            return self.fixed_grid_step(src, starts)
         block = np.empty((len(weights) + 1, inputs.shape[1], weights.shape[1], *tail))  # starts, products
         w, x = np.empty((*weights.shape, *tail)), np.empty((*inputs.shape, *tail))
         first, start = starts.reshape(block.shape[1:3]), block[0]
@@ -272,6 +279,34 @@ class Group:
             ctx.output = out
             if spread is not None:
                 spread[...] = out
+
+        return run_grid
+
+    def fixed_grid_step(self, src: Floats, starts: Any) -> Callable[[], None]:
+        """``grid_step`` over a batch for weights the same for every sample (a Linear layer's
+        parameters): the products laid out outputs first, ``(n + 1, I, P, batch)``, so that each
+        is one weight times a run of ``P * batch`` inputs (``dot_grid_forward_fixed``), and the
+        sums, ``(I, P, batch)``, copied to the nodes' rows (column-major: ``(P, I, batch)``).
+        On a 16-name GPT step the grids' forward measured 1.9 -> 1.4 ms (kprof.py)."""
+        np, dest, spread, needs, take = load_numpy(), self.dest, self.spread, self.needs, src.take
+        weights, inputs = self.grid
+        (n, i_count), p_count, batch = weights.shape, inputs.shape[1], src.shape[1]
+        block = np.empty((n + 1, i_count, p_count, batch))  # starts, products
+        sums = np.empty((i_count, p_count, batch))
+        w, x = np.empty((n, i_count, batch)), np.empty((n, p_count, batch))
+        first = np.ascontiguousarray(starts.reshape(p_count, i_count).T)  # (outputs first, as the block)
+        start, nodes = block[0], dest.reshape(p_count, i_count, batch)
+        assert np.shares_memory(nodes, dest)  # (the writes must land)
+
+        def run_grid() -> None:
+            take(first, axis=0, out=start, mode="clip")  # (in range: clip changes nothing)
+            take(weights, axis=0, out=w, mode="clip")
+            take(inputs, axis=0, out=x, mode="clip")
+            ctx = self.ctx = Context(needs, ())
+            nodes[...] = dot_grid_forward_fixed(ctx, block, w, x, sums).transpose(1, 0, 2)
+            ctx.output = dest
+            if spread is not None:
+                spread[...] = dest
 
         return run_grid
 

@@ -81,6 +81,10 @@ class CompiledStep:
         self._n_region = layout.n_region
         self._lead_slots = np.array(layout.lead_slots, dtype=np.intp)
         self._const_rows = layout.const_rows
+        # the slots whose value is the same for every sample of a batch: parameters and constants
+        self._fixed = np.zeros(layout.size, dtype=bool)
+        for rows in (slice(self._n_in, self._n_in + self._n_region), self._lead_slots, self._const_rows):
+            self._fixed[rows] = True
         self._vals: Floats = np.zeros(layout.size)
         self._vals[self._const_rows] = [c.data for c in layout.constants]
         self._gvals: Floats = np.zeros(layout.size)
@@ -174,6 +178,7 @@ class CompiledStep:
             src = first if grp.shared else vals
             grp.views = [src[r] if type(r) is slice else None for r in grp.rows]
             grp.dest = src[grp.start : grp.stop]
+            grp.fixed = self._fixed
             # (batched) a shared group's values copied to every sample, for the per-sample ops that read them
             grp.spread = vals[grp.start : grp.stop] if grp.shared and grp.wide and first is not vals else None
             # an ordered sum adds straight into its rows when they hold exactly its result
