@@ -96,6 +96,32 @@ def test_pick_and_max_blocks_are_the_eager_engine_bit_for_bit(k: int) -> None:
         assert bits(grads.tolist()) == bits([0.0 if g is None else g for g in want])
 
 
+def test_a_batched_pick_of_parameters_reads_each_samples_own_entry_bit_for_bit() -> None:
+    """Batched, a Pick whose values are parameters (an embedding's rows) reads each sample's entry
+    by its label (``Group.fixed_pick_step``): the same numbers as the eager engine, for labels
+    that are no index as well (nan for the pick and for every entry's gradient)."""
+    rng = random.Random(3)
+    k, dims = 5, 3
+    table = [[Value(rng.choice([rng.gauss(0, 1), -0.0, math.inf])) for _ in range(k)] for _ in range(dims)]
+    params = [p for row in table for p in row]
+
+    def loss(x: Value, labels: list[Value]) -> Value:
+        picks = [Pick.apply(label, *row) for label in labels for row in table]
+        return micrograd.sum(p * x for p in picks)
+
+    step = micrograd.compile(loss, (0.0, np.zeros(2)), params, batched=True, reduction="sum")
+    odd = [0.5, -1.0, float(k), math.nan, math.inf, -0.0, 1e300]
+    labels = np.array([[rng.choice([*odd, *map(float, range(k))]) for _ in range(2)] for _ in range(12)])
+    xs = np.array([rng.choice([1.5, -2.0, 0.0]) for _ in range(12)])
+    losses, grads = step.per_sample(xs, labels)
+    picks = [grp for _, grp in step._groups if grp.fn is Pick]
+    assert picks and all(grp.fixed[np.stack(grp.args)[1:]].all() for grp in picks)  # (the fixed path)
+    for i in range(len(xs)):
+        eager = loss(Value(float(xs[i])), [Value(float(v)) for v in labels[i]])
+        assert bits([float(losses[i])]) == bits([eager.data])
+        assert bits(list(map(float, grads[i]))) == bits(micrograd.grad(eager, params))
+
+
 def test_a_clone_of_a_batched_step_keeps_its_own_arrays() -> None:
     rng = random.Random(5)
     n = 4

