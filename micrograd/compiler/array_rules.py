@@ -235,10 +235,6 @@ def pick_block_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any
     return None, out
 
 
-# Block backward rules that take ``out=``, the array their stacked gradients go to.
-WRITES_INTO: frozenset[Rule] = frozenset({dot_block_backward, dot_grid_backward, pick_block_backward})
-
-
 def max_block_forward(ctx: Context, block: Any) -> Any:
     """``DetachedMax.forward`` on its operands stacked as rows.  The op's loop, ``top = where(x > top,
     x, top)`` operand by operand, keeps the first operand equal to the largest: where no operand is
@@ -255,11 +251,21 @@ def max_block_forward(ctx: Context, block: Any) -> Any:
     return top.copy() if len(block) == 1 else top
 
 
-def max_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:
-    """No gradient through the max: -0.0 for every operand, which adds nothing, as None does."""
+def max_block_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
+    """No gradient through the max: -0.0 for every operand, which adds nothing, as None does;
+    into ``out`` when given (the contribution slots themselves: no new array to copy there)."""
     np = load_numpy()
     (n,) = ctx.saved_tensors
-    return None, np.full((n - 1, *np.shape(g)), -0.0)
+    if out is None:
+        return None, np.full((n - 1, *np.shape(g)), -0.0)
+    out.fill(-0.0)
+    return None, out
+
+
+# Block backward rules that take ``out=``, the array their stacked gradients go to.
+WRITES_INTO: frozenset[Rule] = frozenset(
+    {dot_block_backward, dot_grid_backward, pick_block_backward, max_block_backward}
+)
 
 
 def block_rules(fn: type[Function]) -> tuple[Rule, Rule] | None:
