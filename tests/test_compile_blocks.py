@@ -96,6 +96,32 @@ def test_pick_and_max_blocks_are_the_eager_engine_bit_for_bit(k: int) -> None:
         assert bits(grads.tolist()) == bits([0.0 if g is None else g for g in want])
 
 
+def test_a_batched_pick_of_parameters_reads_each_samples_own_entry_bit_for_bit() -> None:
+    """Batched, a Pick whose values are parameters (an embedding's rows) reads each sample's entry
+    by its label (``Group.fixed_pick_step``): the same numbers as the eager engine, for labels
+    that are no index as well (nan for the pick and for every entry's gradient)."""
+    rng = random.Random(3)
+    k, dims = 5, 3
+    table = [[Value(rng.choice([rng.gauss(0, 1), -0.0, math.inf])) for _ in range(k)] for _ in range(dims)]
+    params = [p for row in table for p in row]
+
+    def loss(x: Value, labels: list[Value]) -> Value:
+        picks = [Pick.apply(label, *row) for label in labels for row in table]
+        return micrograd.sum(p * x for p in picks)
+
+    step = micrograd.compile(loss, (0.0, np.zeros(2)), params, batched=True, reduction="sum")
+    odd = [0.5, -1.0, float(k), math.nan, math.inf, -0.0, 1e300]
+    labels = np.array([[rng.choice([*odd, *map(float, range(k))]) for _ in range(2)] for _ in range(12)])
+    xs = np.array([rng.choice([1.5, -2.0, 0.0]) for _ in range(12)])
+    losses, grads = step.per_sample(xs, labels)
+    picks = [grp for _, grp in step._groups if grp.fn is Pick]
+    assert picks and all(grp.fixed[np.stack(grp.args)[1:]].all() for grp in picks)  # (the fixed path)
+    for i in range(len(xs)):
+        eager = loss(Value(float(xs[i])), [Value(float(v)) for v in labels[i]])
+        assert bits([float(losses[i])]) == bits([eager.data])
+        assert bits(list(map(float, grads[i]))) == bits(micrograd.grad(eager, params))
+
+
 def test_a_clone_of_a_batched_step_keeps_its_own_arrays() -> None:
     rng = random.Random(5)
     n = 4
@@ -121,6 +147,33 @@ def linear_over_positions(
     form a grid of (weights row, inputs column) pairs, which the replay computes broadcast."""
     outs = [weighted_sum(row, col, start=start) for col in columns for row in weights]
     return micrograd.sum((o * o).tanh() for o in outs)
+
+
+def test_a_grid_whose_weights_differ_by_sample_replays_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batched, a grid's weights computed from each sample (not parameters, not the same for every
+    sample) take the grid's own layout (``Group.grid_step``), not ``fixed_grid_step``'s."""
+    from micrograd.compiler import array_rules
+
+    monkeypatch.setattr(array_rules, "CALL_COST", 0)  # (a small layer takes the block path: test the grid)
+    rng = random.Random(11)
+    n_in, n_out, positions = 3, 4, 5
+    scales = [Value(rng.gauss(0, 1)) for _ in range(n_in * n_out)]
+
+    def loss(xs: list[Value]) -> Value:
+        weights = [[s * xs[0] for s in scales[o * n_in : (o + 1) * n_in]] for o in range(n_out)]
+        columns = [list(xs[1 + p * n_in : 1 + (p + 1) * n_in]) for p in range(positions)]
+        return linear_over_positions(weights, columns, start=-0.0)
+
+    shape = (1 + n_in * positions,)
+    step = micrograd.compile(loss, (np.zeros(shape),), scales, batched=True, reduction="sum")
+    xs = np.array([[rng.choice([*SPECIAL, rng.gauss(0, 2)]) for _ in range(shape[0])] for _ in range(3)])
+    losses, grads = step.per_sample(xs)
+    grids = [grp for _, grp in step._groups if grp.grid is not None]
+    assert grids and not any(grp.fixed[grp.grid[0]].all() for grp in grids)
+    for i, x in enumerate(xs):
+        eager = loss([Value(float(v)) for v in x])
+        assert bits([float(losses[i])]) == bits([eager.data])
+        assert bits(list(map(float, grads[i]))) == bits(micrograd.grad(eager, scales))
 
 
 @pytest.mark.parametrize("zeros", [False, True])
@@ -154,7 +207,9 @@ def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(
     if zeros:  # signed zeros in: dots of -0.0 terms, which are -0.0 only if their sum starts from -0.0
         xs = [[rng.choice([0.0, -0.0]) for _ in row] for row in xs]
     got = step.per_sample(np.array(xs)) if batched else step(np.array(xs[0]))
-    assert any(grp.grid is not None for _, grp in step._groups)  # (the grid ran)
+    grids = [grp for _, grp in step._groups if grp.grid is not None]
+    assert grids  # (the grid ran; batched, on weights the same for every sample: fixed_grid_step)
+    assert all(grp.fixed[grp.grid[0]].all() for grp in grids)
     for i, x in enumerate(xs if batched else xs[:1]):
         eager = loss([Value(v) for v in x])
         want = micrograd.grad(eager, params)

@@ -225,6 +225,16 @@ def test_documents_in_no_order_of_length_get_their_own_eager_numbers(
     assert _bits([p.grad for p in params]) == _bits(want)
 
 
+def test_the_weights_sums_are_laid_out_as_their_contributions() -> None:
+    """(What the bit-identity tests above run through) a weights matrix's contributions are
+    regular grids whose rows are adjacent along one axis: their sums are laid out with that axis
+    innermost (kernels.sum_grids adds it and the batch as one run), not in the grid's C order."""
+    ONE_LAYER_STEP.per_document([[1, 2, 3, 4], [2, 3, 1]])
+    gathers = [g for w in ONE_LAYER_STEP.widths.values() for g in w._all_gathers()]
+    sums = [s for g in gathers for _, _, s in g.strided or ()]
+    assert any(not s.flags.c_contiguous for s in sums)
+
+
 def test_batched_compile_loss_checks_its_documents() -> None:
     with pytest.raises(TypeError, match="non-empty list"):
         SMALL_STEP.backward([])

@@ -158,6 +158,28 @@ def dot_grid_forward(ctx: Context, block: Any, w: Any, x: Any) -> Any:
     return total.reshape(-1, *total.shape[2:])
 
 
+def dot_grid_forward_fixed(ctx: Context, block: Any, w: Any, x: Any, out: Any = None) -> Any:
+    """``dot_grid_forward`` over a batch for weights the same for every sample: ``w`` ``(n, I,
+    batch)``, each row one number repeated, and ``x`` ``(n, P, batch)``; ``block`` ``(n + 1, I, P,
+    batch)`` holds the starts in its row 0 and takes the products, outputs first: each weight
+    times a whole run of ``P * batch`` inputs in one inner loop of numpy (in the grid's own
+    layout, ``(P, I, batch)``, numpy multiplies one row of ``batch`` numbers at a time: 1.6x
+    slower).  The sums are the same: each product is ``w[k, i] * x[k, p]``, and they are added
+    along the first axis in order, ``(start + w0 x0) + w1 x1 + ...``.  Gives ``(I, P, batch)``.
+
+    >>> import numpy as np
+    >>> block = np.empty((3, 2, 1, 2)); block[0] = -0.0  # 2 terms, 2 outputs, 1 position, 2 samples
+    >>> w = np.array([[[1.0, 1.0], [2.0, 2.0]], [[3.0, 3.0], [4.0, 4.0]]])  # rows: weights by output
+    >>> x = np.array([[[1.0, 10.0]], [[1.0, -1.0]]])  # the position's inputs, per sample
+    >>> dot_grid_forward_fixed(Context((True, True), ()), block, w, x)[:, 0].tolist()
+    [[4.0, 7.0], [6.0, 16.0]]
+    """
+    np = load_numpy()
+    ctx.save_for_backward(w, x)
+    np.multiply(x[:, None], w[:, :, :1, None], out=block[1:])  # (one sample's weight: all the same)
+    return np.add.reduce(block, axis=0, initial=-0.0, out=out)  # (from -0.0: numpy's own start is +0.0)
+
+
 def dot_grid_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
     """``dot_block_backward`` from ``dot_grid_forward``'s saved weights and inputs, broadcast."""
     np = load_numpy()
@@ -172,20 +194,45 @@ def dot_grid_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
     return g, out
 
 
-# Block backward rules that take ``out=``, the array their stacked gradients go to.
-WRITES_INTO: frozenset[Rule] = frozenset({dot_block_backward, dot_grid_backward})
-
-
 def pick_block_forward(ctx: Context, block: Any) -> Any:
     """``Pick.forward`` on ``(label, v0, ..., vK-1)`` stacked as rows: the values are rows already."""
     return pick_stacked(ctx, block[0], block[1:])
 
 
-def pick_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:
-    """``pick_backward``: none for the label, the values' gradients as rows of one array."""
+def pick_fixed_forward(ctx: Context, label: Any, values: Any) -> Any:
+    """``pick_block_forward`` over a batch for values the same for every sample (an embedding's
+    parameters): ``label`` ``(nodes, batch)``, ``values`` ``(nodes, K)``, one sample's.  Each
+    sample's value read by its index, not the ``K`` rows of the whole batch taken and searched;
+    a label is an index where it equals one of ``0 .. K-1`` (``-0.0`` too), as Pick compares it.
+    Saves what ``pick_block_backward`` reads.
+
+    >>> import numpy as np
+    >>> ctx = Context((False, True, True), ())
+    >>> label = np.array([[1.0, -0.0, 0.5, 2.0]])  # one node, four samples
+    >>> pick_fixed_forward(ctx, label, np.array([[10.0, 20.0]])).tolist()
+    [[20.0, 10.0, nan, nan]]
+    """
+    np = load_numpy()
+    nodes, count = values.shape
+    found = (label >= 0) & (label < count) & (np.floor(label) == label)  # (nan: False)
+    at = np.where(found, label, 0).astype(np.intp)
+    hit = (at == np.arange(count).reshape(-1, 1, 1)) & found
+    ctx.save_for_backward(hit, np.where(found, -0.0, np.nan))  # (the others' gradient, as Pick's)
+    picked = values.take(at + np.arange(0, nodes * count, count).reshape(-1, 1))  # (row n: n * K + at)
+    return np.where(found, picked, np.nan)
+
+
+def pick_block_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
+    """``pick_backward``: none for the label, the values' gradients as rows of one array; into
+    ``out`` when given (the contribution slots themselves: the others' gradient, then ``g`` where
+    picked, two copies that measured 2.2x faster than ``where``'s new array copied there)."""
     np = load_numpy()
     hit, missed = ctx.saved_tensors
-    return None, np.where(hit, g, missed)
+    if out is None:
+        return None, np.where(hit, g, missed)
+    np.copyto(out, missed)
+    np.copyto(out, g, where=hit)
+    return None, out
 
 
 def max_block_forward(ctx: Context, block: Any) -> Any:
@@ -204,11 +251,21 @@ def max_block_forward(ctx: Context, block: Any) -> Any:
     return top.copy() if len(block) == 1 else top
 
 
-def max_block_backward(ctx: Context, g: Any) -> tuple[Any, Any]:
-    """No gradient through the max: -0.0 for every operand, which adds nothing, as None does."""
+def max_block_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
+    """No gradient through the max: -0.0 for every operand, which adds nothing, as None does;
+    into ``out`` when given (the contribution slots themselves: no new array to copy there)."""
     np = load_numpy()
     (n,) = ctx.saved_tensors
-    return None, np.full((n - 1, *np.shape(g)), -0.0)
+    if out is None:
+        return None, np.full((n - 1, *np.shape(g)), -0.0)
+    out.fill(-0.0)
+    return None, out
+
+
+# Block backward rules that take ``out=``, the array their stacked gradients go to.
+WRITES_INTO: frozenset[Rule] = frozenset(
+    {dot_block_backward, dot_grid_backward, pick_block_backward, max_block_backward}
+)
 
 
 def block_rules(fn: type[Function]) -> tuple[Rule, Rule] | None:
