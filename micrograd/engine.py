@@ -82,7 +82,7 @@ def backpropagate(
                 continue  # no path from the outputs carries a gradient here
             fn, prev = node._fn, node._prev
             if len(prev) != 2 or node._extra is not None or fn not in builtin_ops:  # a leaf, a user's op...
-                add_received(grads, prev, watched_step(node, g, grads))  # ...one operand, many: a step apart
+                watched_step(node, g, grads)  # ...one operand, many: a step apart, adding into grads
                 continue
             a, b = prev  # two operands, as most ops have: an op of ours, on its numbers
             ctx.inputs, ctx.output = (a.data, b.data), node.data  # (set: a property costs 4% more)
@@ -598,10 +598,7 @@ def backpropagate_watched(
                 continue  # no path from the outputs carries a gradient here
             if hooks.REGISTERED[0]:  # its hooks may replace the gradient
                 g = grads[node] = hooks.run(hooks_of(node), g, create_graph, leaf)
-            if not node._prev and node._fn is None:
-                continue  # a leaf: nothing behind it
-            received = watched_step(node, g, grads, create_graph, observe)
-            add_received(grads, node._prev, received)
+            watched_step(node, g, grads, create_graph, observe)
     if into_grad:  # each gradient, complete (a hook's replacement included), into .grad
         accumulate_grads(grads)
     return grads
@@ -609,22 +606,23 @@ def backpropagate_watched(
 
 def watched_step(
     node: Value, g: Any, grads: dict[Value, Any], create_graph: bool = False, observe: Observer | None = None
-) -> Sequence[Any]:
-    """An op's step off the plain path: a leaf (nothing), a closure (adds into grads), no rule, a
+) -> None:
+    """An op's step off the plain path, what each operand receives added into ``grads``: a leaf
+    (nothing: one call, as a GPT's thousands of leaves cost the loop), a closure, no rule, a
     user's op, Values."""
     fn = node._fn
     if fn is None:
         if not node._prev:
-            return ()  # a leaf: nothing behind it
+            return  # a leaf: nothing behind it
         if observe is None:
             raise no_rule_error(node)
         observe(node, g, None, grads)  # built by hand without a rule: gradients stop here
-        return (None,) * len(node._prev)
+        return
     if fn is HandWritten:
         if observe is not None:
             observe(node, g, vjp(node, g), grads)  # (what the closure adds, asked apart)
         run_closure(node, g, grads, create_graph)  # the lecture's way: it writes the operands' .grad
-        return (None,) * len(node._prev)  # (it has added into grads itself)
+        return  # (it has added into grads itself)
     if fn.builtin and not create_graph:  # an op of ours, on its numbers: they are read from the node
         ctx = NodeContext.__new__(NodeContext)  # (made without a call: this runs for every tanh)
         ctx.node = node
@@ -633,4 +631,4 @@ def watched_step(
         received = vjp(node, g, create_graph)
     if observe is not None:
         observe(node, g, received, grads)
-    return received
+    add_received(grads, node._prev, received)
