@@ -219,6 +219,19 @@ def test_a_parameter_no_sample_reaches_keeps_a_positive_zero_as_in_the_eager_loo
     assert _bits([w.grad, u.grad]) == _bits([3.0, 0.0])
 
 
+def test_per_sample_gives_unread_parameters_the_zeros_its_docstring_says() -> None:
+    w, u, v = Value(0.5), Value(2.0), Value(3.0)  # u: read by no graph; v: by the part sample 1 drops
+
+    def parts(xs: list[Value]) -> list[Value]:
+        return [w * xs[0], v * xs[1]]
+
+    step = micrograd.compile(parts, ([1.0, 1.0],), [w, u, v], batched=True, ragged="sum", batch_axis=0)
+    losses, grads = step.per_sample([[2.0, 3.0], [4.0, 5.0]], sizes=[2, 1])
+    assert _bits(losses) == _bits([10.0, 2.0])
+    assert _bits(grads[0]) == _bits([2.0, 0.0, 3.0])
+    assert _bits(grads[1]) == _bits([4.0, 0.0, -0.0])  # u: +0.0 (never read); v: -0.0 (cut off)
+
+
 def test_a_part_that_reaches_a_parameter_with_a_negative_zero_keeps_it() -> None:
     u = Value(-1.0)
 

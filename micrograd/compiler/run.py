@@ -694,8 +694,9 @@ class BatchedStep(CompiledStep):
 
     def _sample_grads(self) -> Floats:
         """The gradients, one row per sample in the caller's order (the prefixes added), in the
-        layout's order; a parameter a sample's graph does not read gets -0.0 there, which adds
-        nothing.  (The step's own arrays, or a new one: read them before the next call.)"""
+        layout's order.  A parameter the traced graph does not read gets 0.0 there, as eager
+        leaves its ``.grad``; one that only the parts a ragged sample drops read gets -0.0, which
+        adds nothing.  (The step's own arrays, or a new one: read them before the next call.)"""
         np = load_numpy()
         by_sample, order = self._by_sample, self._order
         if order is not None:  # loaded longest first: the rows put back in the caller's order
@@ -744,7 +745,8 @@ class BatchedStep(CompiledStep):
         ``(batch,)`` and ``(batch, params)``, row ``i`` the eager engine's ``loss.data`` and
         gradients on sample ``i``, bit for bit (the reduction is not applied).  ``data``: the
         parameters' ``.data`` as ``param_data()`` read them (else read now).  ``sizes`` (a ragged
-        step's): the parts each sample keeps; a parameter its graph does not read gets -0.0.
+        step's): the parts each sample keeps.  A parameter the traced graph does not read gets 0.0;
+        one only the dropped parts of a ragged sample read gets -0.0, which adds nothing.
 
         >>> from micrograd import Value, compile
         >>> w = Value(0.5)
