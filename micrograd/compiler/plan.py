@@ -46,6 +46,8 @@ class Plan:
     edge_slot: dict[int, int] = field(default_factory=dict)
     prefixed: list[Value] = field(default_factory=list)
     pad_slot: int = -1  # a contribution slot that holds -0.0, which merged gathers pad with; -1: none
+    # whose edges fill the contribution slots, block by block (Router.blocks): what ragged.py tags them by
+    contrib_blocks: list[tuple[int, int, int, int]] = field(default_factory=list)
 
     @property
     def levels(self) -> int:
@@ -107,6 +109,7 @@ def make_plan(
         router.edge_slot,
         router.prefixed,
         router.pad_slot,
+        router.blocks,
     )
     np = load_numpy()
     with np.errstate(all="ignore"):

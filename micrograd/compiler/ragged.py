@@ -106,16 +106,14 @@ def slot_tags(plan: Plan, tags: dict[Value, int]) -> Ints:
     return tag_at  # type: ignore[no-any-return]
 
 
-def contribution_slot_tags(plan: Plan, tags: dict[Value, int]) -> Ints:
-    """Each contribution slot's tag: the tag of the node its edge goes out of (``ALWAYS`` for a
-    slot no gathered edge fills), set in one assignment, not a numpy item write per edge."""
-    np, graph, edge_slot = load_numpy(), plan.graph, plan.edge_slot
-    assert graph is not None
-    consumer = {t.rank: tags[v] for v in graph.computed for t in graph.operands[v]}
+def contribution_slot_tags(plan: Plan, tag_at: Ints) -> Ints:
+    """Each contribution slot's tag: the tag of the node its edge goes out of (``ALWAYS`` for the
+    pad slot), read block by block from the value slots' tags ``tag_at`` (``slot_tags``), not
+    looked up edge by edge (a 12-token GPT graph: 66,000 gathered edges, 28 ms that way)."""
+    np = load_numpy()
     slot_tag = np.full(plan.n_contrib, ALWAYS, dtype=np.intp)
-    slot_tag[np.fromiter(edge_slot.values(), np.intp, len(edge_slot))] = np.fromiter(
-        map(consumer.__getitem__, edge_slot), np.intp, len(edge_slot)
-    )
+    for start, stop, node, nodes in plan.contrib_blocks:  # (slot start + i * nodes + j: node + j's)
+        slot_tag[start:stop] = np.tile(tag_at[node : node + nodes], (stop - start) // nodes)
     return slot_tag  # type: ignore[no-any-return]
 
 
@@ -195,7 +193,7 @@ class Cuts:
                         f"ragged=True: the loss reads the parts through {v._op!r}, not only through a sum "
                         "(sum(parts) * scale is fine): a sample's smaller graph would not be part of it"
                     )
-        self.gathers = self._gather_cuts(plan, gathers, tags)
+        self.gathers = self._gather_cuts(plan, gathers, tag_at)
         readers: dict[Value, set[int]] = {p: set() for p in plan.prefixed}
         for v in graph.computed if readers else ():  # (batched steps whose samples share contributions)
             for t in graph.operands[v]:
@@ -206,11 +204,12 @@ class Cuts:
 
     @staticmethod
     def _gather_cuts(
-        plan: Plan, gathers: Sequence[Gather], tags: dict[Value, int]
+        plan: Plan, gathers: Sequence[Gather], tag_at: Ints
     ) -> list[tuple[int, tuple[bool, list[tuple[int, Any]]]]]:
-        """The gathers that mix contributions from nodes of several parts, and theirs by tag."""
+        """The gathers that mix contributions from nodes of several parts, and theirs by tag
+        (``tag_at``: each value slot's tag)."""
         np = load_numpy()
-        slot_tag = contribution_slot_tags(plan, tags)
+        slot_tag = contribution_slot_tags(plan, tag_at)
         cuts = []
         for i, gather in enumerate(gathers):
             used = contribution_tags(slot_tag, gather.slots, plan.pad_slot)  # (uses, nodes)

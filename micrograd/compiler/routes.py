@@ -29,7 +29,9 @@ class Router:
 
     ``incoming``: the ranks of the edges that bring each node a gradient; ``edge_slot``: the
     contribution slot of each gathered edge; ``prefixed``: parameters whose last contribution
-    goes straight in, after their shared ones (see ``after_shared``)."""
+    goes straight in, after their shared ones (see ``after_shared``); ``blocks``: per block of
+    contribution slots handed out, ``(first slot, end, first node's value slot, nodes)``: slot
+    ``first + i * nodes + j`` holds a contribution from the node at value slot ``node + j``."""
 
     def __init__(
         self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool, pads: Pads | None = None
@@ -49,6 +51,7 @@ class Router:
         self.uses = dict(zip(incoming, map(len, incoming.values())))  # each node's count of contributions
         self.edge_slot: dict[int, int] = {}  # rank -> contribution slot
         self.n_contrib = 0
+        self.blocks: list[tuple[int, int, int, int]] = []
         self.prefixed: list[Value] = []
         self.pad_slot = -1  # (made when gathers are merged) a contribution slot that holds -0.0
 
@@ -87,10 +90,12 @@ class Router:
             return None
         return Edge(G_FIRST if True in read_first else GVALS, [self.layout.slot[c] for c in targets])
 
-    def gathered(self, ranks: Iterable[int | None], narrow: bool) -> Edge:
-        """Contribution slots for the edges ``ranks``, in order (to be gathered); a rank None (a
+    def gathered(self, ranks: Iterable[int | None], narrow: bool, node: int, nodes: int) -> Edge:
+        """Contribution slots for the edges ``ranks``, in order (to be gathered), out of the ``nodes``
+        nodes from value slot ``node`` on (term by term, node by node: ``blocks``); a rank None (a
         merged group's pad, or an operand that needs no gradient) gets a slot no gather reads."""
         start, ranks = self.n_contrib, list(ranks)
+        self.blocks.append((start, start + len(ranks), node, nodes))
         # (zip at C speed, no Python frame per edge: a GPT step gathers 66,000; a pad's None dropped after)
         edge_slot: dict[int | None, int] = self.edge_slot  # type: ignore[assignment]
         edge_slot.update(zip(ranks, count(start)))
@@ -147,7 +152,8 @@ class Router:
             grp.edges.append(Edge(kind, np.array(rows_k, dtype=np.intp), terms_k))
         if gathered_terms:  # the slot of its i-th gathered term of node j: i * len(members) + j
             ranks = [term.rank for t in gathered_terms for term in rows[t]]
-            grp.edges.append(self.gathered(ranks, key.narrow)._replace(terms=gathered_terms))
+            edge = self.gathered(ranks, key.narrow, start, len(members))
+            grp.edges.append(edge._replace(terms=gathered_terms))
         return grp
 
     def op_group(self, key: GroupKey, members: list[Value], template: Template, start: int) -> Group:
@@ -185,7 +191,9 @@ class Router:
             gather = (arity > 0 and None in ranks) or (most[k] > 1 and not self.batched)
             to = None if gather else self.straight(operands[k], ranks)
             grp.edges.append(
-                to._replace(rows=as_index(np, to.rows)) if to else self.gathered(ranks, key.narrow)
+                to._replace(rows=as_index(np, to.rows))
+                if to
+                else self.gathered(ranks, key.narrow, start, len(members))
             )
         return grp
 
