@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from itertools import chain as _chain
 from itertools import count, repeat
 from typing import Any
 
@@ -22,6 +23,8 @@ from .group_nodes import GroupKey, Pads, Template, merged_arity
 from .kernels import C_FIRST, CONTRIB, G_FIRST, GRADS, GVALS, Edge, Gather, Group, as_block, as_index
 from .sharing import Sharing
 from .slots import Layout
+
+NONE_SHARED = [(False,) * n for n in range(64)]  # (Router.kinds) no contribution shared, by count
 
 
 class Router:
@@ -212,22 +215,36 @@ class Router:
         buckets: dict[tuple[Any, ...], list[Value]] = {}
         for v in nodes:
             if v is not graph.trace.root and v in incoming:
-                kinds = tuple(map(sharing.edges.__contains__, incoming[v]))  # (in rank order)
                 # into the parameters' gradients: whole rows; into nodes': one column if shared
                 wide = bool(into) or v not in sharing.narrow
-                buckets.setdefault((graph.level.get(v, 0), kinds, wide), []).append(v)
-        slot_of = self.edge_slot.__getitem__
+                buckets.setdefault((graph.level.get(v, 0), self.kinds(incoming[v]), wide), []).append(v)
         for (level, kinds, wide), members in (
             self.merge_counts(buckets) if self.pads and not into else buckets.items()
         ):
-            uses = len(kinds)
-            slots = np.array(
-                [[*map(slot_of, incoming[v]), *[self.pad_slot] * (uses - len(incoming[v]))] for v in members],
-                dtype=np.intp,
-            )
-            gather = Gather(as_index(np, [target[v] for v in members]), slots.T.copy(), kinds, wide)
+            slots = self.slot_matrix([incoming[v] for v in members], len(kinds))
+            gather = Gather(as_index(np, [target[v] for v in members]), slots, kinds, wide)
             gather.into = into
             yield level, gather
+
+    def kinds(self, ranks: list[int]) -> tuple[bool, ...]:
+        """Per edge of ``ranks``, whether the samples share its contribution.  (Most steps share
+        none: then one tuple per count, not a set lookup per edge.)"""
+        shared = self.sharing.edges
+        if not shared:
+            return NONE_SHARED[len(ranks)] if len(ranks) < len(NONE_SHARED) else (False,) * len(ranks)
+        return tuple(map(shared.__contains__, ranks))
+
+    def slot_matrix(self, ranks: list[list[int]], uses: int) -> Any:
+        """The contribution slots of each node's edges ``ranks``, as a (uses, nodes) index array,
+        a node with fewer padded with ``pad_slot`` (-0.0).  Read from one flat iterator, not a
+        list per node (a GPT step's gathers read 66,000 slots)."""
+        np, slot_of = load_numpy(), self.edge_slot.__getitem__
+        if any(len(rs) != uses for rs in ranks):  # (counts merged by merge_counts: padded node by node)
+            pad = self.pad_slot
+            rows = [[*map(slot_of, rs), *[pad] * (uses - len(rs))] for rs in ranks]
+            return np.array(rows, dtype=np.intp).reshape(len(ranks), uses).T.copy()
+        flat = np.fromiter(map(slot_of, _chain.from_iterable(ranks)), np.intp, uses * len(ranks))
+        return flat.reshape(len(ranks), uses).T.copy()
 
     def merge_counts(
         self, buckets: dict[tuple[Any, ...], list[Value]], waste: float = 2.0
