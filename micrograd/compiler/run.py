@@ -96,6 +96,10 @@ class CompiledStep:
             self._contrib[self._pad_slot] = -0.0
         # (a BatchedStep's own arrays for what the samples share, see _allocate; here the same arrays)
         self._vals1, self._gvals1, self._contrib1 = self._vals, self._gvals, self._contrib
+        self._bind_first()
+
+    def _bind_first(self) -> None:
+        """Bind the plan to the arrays just made (``bind``)."""
         self.bind(())
 
     def __repr__(self) -> str:
@@ -509,6 +513,10 @@ class BatchedStep(CompiledStep):
             for at, _ in self._cuts.sums:  # (gathered into arrays of their own, which the cuts write)
                 grp = self._group_list()[at]
                 grp.rows = grp.args
+
+    def _bind_first(self) -> None:
+        """Nothing yet: ``_allocate`` binds the plan at the first call, to the batch's size (bound
+        here as well, to arrays of one sample that no call uses, it cost 10 ms of a GPT's trace)."""
 
     @property
     def parts(self) -> int:
