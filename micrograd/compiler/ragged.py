@@ -196,7 +196,7 @@ class Cuts:
         self.gathers = self._gather_cuts(plan, gathers, tag_at)
         readers: dict[Value, set[int]] = {p: set() for p in plan.prefixed}
         for v in graph.computed if readers else ():  # (batched steps whose samples share contributions)
-            for t in graph.operands[v]:
+            for t in graph.terms(v):
                 if t.value in readers:
                     readers[t.value].add(tags[v])
         if any(len(r) > 1 for r in readers.values()):

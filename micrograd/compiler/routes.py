@@ -45,7 +45,7 @@ class Router:
         incoming: defaultdict[Value, list[int]] = defaultdict(list)  # (no empty list made per edge)
         needs = graph.needs_grad.get
         for v in graph.computed:
-            for c, _, r in graph.operands[v]:
+            for c, r in graph.edges(v):
                 if needs(c, False):
                     incoming[c].append(r)
         for rs in incoming.values():

@@ -41,11 +41,11 @@ def shared_by_all_samples(graph: Graph) -> Sharing:
     gradient is 1 for every sample), a sum hands each term ``sign * g``, shared when ``g`` is; any
     other op's contributions are shared when its operands, its output and ``g`` all are; and a
     node's gradient is shared when every contribution to it is."""
-    operands, ops, inputs = graph.operands, graph.ops, set(graph.trace.inputs)
+    ops, inputs = graph.ops, set(graph.trace.inputs)
     values: set[Value] = set()
     # what a shared value must not read: inputs and the computed nodes not (yet) found shared
     # (isdisjoint asks it of the operands at C speed, no Python frame per operand)
-    unknown = {*operands, *inputs}
+    unknown = {*graph.computed, *inputs}
     for v in graph.computed:
         if (v not in ops or ops[v].builtin) and unknown.isdisjoint(operands_of(graph, v)):
             values.add(v)
@@ -59,7 +59,7 @@ def shared_by_all_samples(graph: Graph) -> Sharing:
         if not same:  # (most nodes: per sample; a filter, no Python frame per operand)
             varying.update(filter(needs, operands_of(graph, v)))
             continue
-        for t in operands[v]:
+        for t in graph.terms(v):
             if needs(t.value, False):
                 edges.add(t.rank)
                 gradients.add(t.value)
