@@ -24,6 +24,14 @@ from .kernels import C_FIRST, CONTRIB, G_FIRST, GRADS, GVALS, Edge, Gather, Grou
 from .sharing import Sharing
 from .slots import Layout
 
+
+def per_operand(np: Any, numbers: Iterable[int], nodes: int) -> Any:
+    """``numbers``, one per operand of each of ``nodes`` nodes in turn (all of one count of
+    operands), as an (operands, nodes) array: read by one ``np.fromiter``, not a list per node."""
+    flat = np.fromiter(numbers, np.intp)
+    return flat.reshape(nodes, len(flat) // nodes).T.copy()
+
+
 NONE_SHARED = [(False,) * n for n in range(64)]  # (Router.kinds) no contribution shared, by count
 
 
@@ -175,23 +183,27 @@ class Router:
             ranks_of = [pad(key.op, range(b, b + len(v._prev)), arity, None) for b, v in zip(bases, members)]
         grp = Group(key.op, template, start, start + len(members))
         grp.needs = tuple(key.needs[v] if is_operand else False for is_operand, v in grp.template)
-        at = slot.__getitem__  # (one row of slots per node, then transposed: an index array per operand)
-        grp.args = list(np.array([list(map(at, p)) for p in prevs], dtype=np.intp).T.copy())
+        # one row of slots per node, then transposed: an index array per operand
+        grp.args = list(per_operand(np, map(slot.__getitem__, _chain.from_iterable(prevs)), len(members)))
         # the engine's ops never write into their operands: views of consecutive rows will do
         grp.rows = [as_index(np, a) for a in grp.args] if key.op.builtin else grp.args
         operands = list(zip(*prevs))  # operand k of every member
         # per operand, its edges' ranks and the most contributions one of its nodes gets, for all
         # operands at once (a GPT step's Dot groups have 129 operands and 70,000 edges in all)
-        n_uses = self.uses.get
-        most = np.array([list(map(n_uses, p, repeat(0))) for p in prevs], dtype=np.intp).max(axis=0)
+        uses = map(self.uses.get, _chain.from_iterable(prevs), repeat(0))
+        most = per_operand(np, uses, len(members)).max(axis=1)
         by_operand = list(zip(*ranks_of)) if arity else np.add.outer(range(len(key.needs)), bases).tolist()
         for k, flag in enumerate(key.needs):
             if not flag:
                 grp.edges.append(None)
                 continue
             ranks = by_operand[k]
-            # (unbatched, a node with several contributions gathers them: no need to ask straight())
-            gather = (arity > 0 and None in ranks) or (most[k] > 1 and not self.batched)
+            # A node with several contributions gathers them, unless it is a parameter whose last
+            # comes after shared ones (``after_shared``): never when no sample shares an edge (most
+            # batched steps: their weights' many uses), so straight() need not be asked
+            gather = (arity > 0 and None in ranks) or (
+                most[k] > 1 and not (self.batched and self.sharing.edges)
+            )
             to = None if gather else self.straight(operands[k], ranks)
             grp.edges.append(
                 to._replace(rows=as_index(np, to.rows))
