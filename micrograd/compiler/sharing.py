@@ -54,10 +54,14 @@ def shared_by_all_samples(graph: Graph) -> Sharing:
     varying: set[Value] = set()  # nodes with a contribution that differs between samples
     edges: set[int] = set()
     needs = graph.needs_grad.get
+    wide = {graph.trace.root}  # shared values read as whole rows: the loss and per-sample ops' operands
     for v in reversed(graph.computed):  # every node after all of its consumers
+        reads = operands_of(graph, v)
+        if v not in values:  # (a superset of the shared values per-sample ops read: enough to ask)
+            wide.update(reads)
         same = v in gradients and v not in varying and (v not in ops or v in values)
         if not same:  # (most nodes: per sample; a filter, no Python frame per operand)
-            varying.update(filter(needs, operands_of(graph, v)))
+            varying.update(filter(needs, reads))
             continue
         for t in graph.terms(v):
             if needs(t.value, False):
@@ -66,10 +70,6 @@ def shared_by_all_samples(graph: Graph) -> Sharing:
     gradients -= varying
     # a group whose contributions are shared runs its backward on one column too
     narrow = {v for v in graph.computed if v in gradients and (v not in ops or v in values)}
-    wide = {graph.trace.root}  # shared values read as whole rows: the loss and per-sample ops' operands
-    for v in graph.computed:
-        if v not in values:
-            wide.update(operands_of(graph, v))
     return Sharing(values, gradients, edges, narrow, wide)
 
 
