@@ -85,9 +85,10 @@ def make_plan(
     slots = assign_slots(graph, keys, groups, lead, reading_order=layout, pads=pads.constants())
     router = Router(graph, sharing, slots, batched, pads if pad else None)
     built = [(key.level, router.group(key, groups[key], templates)) for key in keys]
-    # Gathers: each node whose contributions went to contribution slots sums them.
-    has_slot = router.edge_slot.__contains__
-    gathered = {c: rs for c, rs in router.incoming.items() if all(map(has_slot, rs))}
+    # Gathers: each node whose contributions went to contribution slots sums them (every edge
+    # into a node that needs a gradient goes straight in or to a slot: asked per node, not per edge)
+    went_straight = router.went_straight
+    gathered = {c: rs for c, rs in router.incoming.items() if c not in went_straight}
     node_gathers: dict[int, list[Gather]] = {}
     for level, gather in router.gathers(gathered, graph.computed, slots.slot):
         node_gathers.setdefault(level, []).append(gather)

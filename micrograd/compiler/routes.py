@@ -64,6 +64,7 @@ class Router:
         self.n_contrib = 0
         self.blocks: list[tuple[int, int, int, int]] = []
         self.prefixed: list[Value] = []
+        self.went_straight: set[Value] = set()  # the targets of the edges straight() sent straight in
         self.pad_slot = -1  # (made when gathers are merged) a contribution slot that holds -0.0
 
     def after_shared(self, c: Value, r: int) -> bool:
@@ -94,11 +95,13 @@ class Router:
             return None
         if all(map(is_param, targets)):
             self.prefixed.extend(c for c in targets if len(incoming[c]) > 1)
+            self.went_straight.update(targets)
             return Edge(GRADS, [self.layout.grad_row[c] for c in targets])
         # one column only?
         read_first = set(map(self.sharing.narrow.__contains__, filter(incoming.__contains__, targets)))
         if any(map(is_param, targets)) or len(read_first) > 1:
             return None
+        self.went_straight.update(targets)
         return Edge(G_FIRST if True in read_first else GVALS, [self.layout.slot[c] for c in targets])
 
     def gathered(self, ranks: Iterable[int | None], narrow: bool, node: int, nodes: int) -> Edge:
