@@ -115,8 +115,10 @@ def read_graph(trace: Trace) -> Graph:
     graph.input_index = {x: i for i, x in enumerate(trace.inputs)}
     behind = set(order)  # (every node the eager backward walks, a parameter's own operands too)
     graph.reached = [p in behind for p in trace.params]
-    # the nodes the replay computes, asked once here, not by each pass below (a GPT step: 10,000)
-    here = [v for v in graph.nodes if graph.computed_here(v)]
+    # the nodes the replay computes (computed_here), asked once here, not by each pass below (a GPT
+    # step: 10,000), in one comprehension with no method call per node
+    fed = param_index.keys() | graph.input_index.keys()
+    here = [v for v in graph.nodes if v._prev and v not in fed]
     sums = classify(graph, here)
     rank_edges(graph, here)
     fuse_sums(graph, sums, here)
