@@ -63,6 +63,7 @@ class Graph:
     param_index: dict[Value, int] = field(default_factory=dict)
     input_index: dict[Value, int] = field(default_factory=dict)
     reached: list[bool] = field(default_factory=list)
+    n_edges: int = 0  # the count of edges ranked, every rank below it
 
     def computed_here(self, v: Value) -> bool:
         """Whether the replay computes ``v`` (else it is read: an input, a parameter, a constant)."""
@@ -176,6 +177,7 @@ def rank_edges(graph: Graph, here: list[Value]) -> None:
     for v in reversed(here):
         rank[v] = n
         n += len(v._prev)
+    graph.n_edges = n
 
 
 def fuse_sums(graph: Graph, sums: dict[Value, float], here: list[Value]) -> None:

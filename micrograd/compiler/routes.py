@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import chain as _chain
-from itertools import count, repeat
+from itertools import repeat
 from typing import Any
 
 from ..engine import Value
@@ -32,6 +32,13 @@ def per_operand(np: Any, numbers: Iterable[int], nodes: int) -> Any:
     return flat.reshape(nodes, len(flat) // nodes).T.copy()
 
 
+def rank_array(np: Any, ranks: Any) -> Any:
+    """``ranks`` (an array of ranks, or a sequence of ranks and None) as an array, -1 for None."""
+    if isinstance(ranks, np.ndarray):
+        return ranks
+    return np.fromiter((-1 if r is None else r for r in ranks), np.intp, len(ranks))
+
+
 NONE_SHARED = [(False,) * n for n in range(64)]  # (Router.kinds) no contribution shared, by count
 
 
@@ -39,8 +46,9 @@ class Router:
     """Decides where contributions go, handing out contribution slots as it goes.
 
     ``incoming``: the ranks of the edges that bring each node a gradient; ``edge_slot``: the
-    contribution slot of each gathered edge; ``prefixed``: parameters whose last contribution
-    goes straight in, after their shared ones (see ``after_shared``); ``blocks``: per block of
+    contribution slot of each gathered edge, by rank (an array: -1 for an edge not gathered);
+    ``prefixed``: parameters whose last contribution goes straight in, after their shared ones
+    (see ``after_shared``); ``blocks``: per block of
     contribution slots handed out, ``(first slot, end, first node's value slot, nodes)``: slot
     ``first + i * nodes + j`` holds a contribution from the node at value slot ``node + j``."""
 
@@ -60,7 +68,9 @@ class Router:
             rs.sort()  # in rank order, the order the eager backward adds them in
         self.incoming: dict[Value, list[int]] = dict(incoming)
         self.uses = dict(zip(incoming, map(len, incoming.values())))  # each node's count of contributions
-        self.edge_slot: dict[int, int] = {}  # rank -> contribution slot
+        # (an array, not a dict: a GPT step gathers 66,000 edges, set a block at a time)
+        np = load_numpy()
+        self.edge_slot = np.full(graph.n_edges, -1, dtype=np.intp)
         self.n_contrib = 0
         self.blocks: list[tuple[int, int, int, int]] = []
         self.prefixed: list[Value] = []
@@ -104,18 +114,18 @@ class Router:
         self.went_straight.update(targets)
         return Edge(G_FIRST if True in read_first else GVALS, [self.layout.slot[c] for c in targets])
 
-    def gathered(self, ranks: Iterable[int | None], narrow: bool, node: int, nodes: int) -> Edge:
+    def gathered(self, ranks: Any, narrow: bool, node: int, nodes: int) -> Edge:
         """Contribution slots for the edges ``ranks``, in order (to be gathered), out of the ``nodes``
         nodes from value slot ``node`` on (term by term, node by node: ``blocks``); a rank None (a
         merged group's pad, or an operand that needs no gradient) gets a slot no gather reads."""
-        start, ranks = self.n_contrib, list(ranks)
-        self.blocks.append((start, start + len(ranks), node, nodes))
-        # (zip at C speed, no Python frame per edge: a GPT step gathers 66,000; a pad's None dropped after)
-        edge_slot: dict[int | None, int] = self.edge_slot  # type: ignore[assignment]
-        edge_slot.update(zip(ranks, count(start)))
-        edge_slot.pop(None, None)
-        self.n_contrib += len(ranks)
-        return Edge(C_FIRST if narrow else CONTRIB, slice(start, self.n_contrib))
+        np = load_numpy()
+        ranks = rank_array(np, ranks)
+        start, stop = self.n_contrib, self.n_contrib + len(ranks)
+        self.blocks.append((start, stop, node, nodes))
+        real = ranks >= 0  # (-1: a rank None)
+        self.edge_slot[ranks[real]] = np.arange(start, stop)[real]
+        self.n_contrib = stop
+        return Edge(C_FIRST if narrow else CONTRIB, slice(start, stop))
 
     def group(self, key: GroupKey, members: list[Value], templates: dict[Value, Template]) -> Group:
         """The ``Group`` of ``members``, its operands' rows and its edges."""
@@ -195,7 +205,8 @@ class Router:
         # operands at once (a GPT step's Dot groups have 129 operands and 70,000 edges in all)
         uses = map(self.uses.get, _chain.from_iterable(prevs), repeat(0))
         most = per_operand(np, uses, len(members)).max(axis=1)
-        by_operand = list(zip(*ranks_of)) if arity else np.add.outer(range(len(key.needs)), bases).tolist()
+        # (an array of ranks per operand, or merged a tuple with None for each pad)
+        by_operand = list(zip(*ranks_of)) if arity else np.add.outer(range(len(key.needs)), bases)
         for k, flag in enumerate(key.needs):
             if not flag:
                 grp.edges.append(None)
@@ -207,7 +218,7 @@ class Router:
             gather = (arity > 0 and None in ranks) or (
                 most[k] > 1 and not (self.batched and self.sharing.edges)
             )
-            to = None if gather else self.straight(operands[k], ranks)
+            to = None if gather else self.straight(operands[k], list(map(int, ranks)))
             grp.edges.append(
                 to._replace(rows=as_index(np, to.rows))
                 if to
@@ -252,14 +263,14 @@ class Router:
     def slot_matrix(self, ranks: list[list[int]], uses: int) -> Any:
         """The contribution slots of each node's edges ``ranks``, as a (uses, nodes) index array,
         a node with fewer padded with ``pad_slot`` (-0.0).  Read from one flat iterator, not a
-        list per node (a GPT step's gathers read 66,000 slots)."""
-        np, slot_of = load_numpy(), self.edge_slot.__getitem__
-        if any(len(rs) != uses for rs in ranks):  # (counts merged by merge_counts: padded node by node)
-            pad = self.pad_slot
-            rows = [[*map(slot_of, rs), *[pad] * (uses - len(rs))] for rs in ranks]
-            return np.array(rows, dtype=np.intp).reshape(len(ranks), uses).T.copy()
-        flat = np.fromiter(map(slot_of, _chain.from_iterable(ranks)), np.intp, uses * len(ranks))
-        return flat.reshape(len(ranks), uses).T.copy()
+        list per node (a GPT step's gathers read 66,000 slots), and looked up in one take."""
+        np = load_numpy()
+        if any(len(rs) != uses for rs in ranks):  # (counts merged by merge_counts: padded with -1)
+            ranks = [rs + [-1] * (uses - len(rs)) for rs in ranks]
+        flat = np.fromiter(_chain.from_iterable(ranks), np.intp, uses * len(ranks))
+        slots = np.where(flat >= 0, self.edge_slot[flat], self.pad_slot)
+        assert (slots >= 0).all(), "an edge gathered without a contribution slot"
+        return slots.reshape(len(ranks), uses).T.copy()
 
     def merge_counts(
         self, buckets: dict[tuple[Any, ...], list[Value]], waste: float = 2.0
