@@ -200,7 +200,6 @@ class Router:
         grp.args = list(per_operand(np, map(slot.__getitem__, _chain.from_iterable(prevs)), len(members)))
         # the engine's ops never write into their operands: views of consecutive rows will do
         grp.rows = [as_index(np, a) for a in grp.args] if key.op.builtin else grp.args
-        operands = list(zip(*prevs))  # operand k of every member
         # per operand, its edges' ranks and the most contributions one of its nodes gets, for all
         # operands at once (a GPT step's Dot groups have 129 operands and 70,000 edges in all)
         uses = map(self.uses.get, _chain.from_iterable(prevs), repeat(0))
@@ -218,7 +217,8 @@ class Router:
             gather = (arity > 0 and None in ranks) or (
                 most[k] > 1 and not (self.batched and self.sharing.edges)
             )
-            to = None if gather else self.straight(operands[k], list(map(int, ranks)))
+            # (operand k of every member, listed only when asked: most of a GPT's are gathered)
+            to = None if gather else self.straight([p[k] for p in prevs], list(map(int, ranks)))
             grp.edges.append(
                 to._replace(rows=as_index(np, to.rows))
                 if to
