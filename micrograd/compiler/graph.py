@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import chain as _chain
 from itertools import count, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from .._core.context import args_of
@@ -130,6 +130,7 @@ def read_graph(trace: Trace) -> Graph:
 
 
 _new_term, flatten, _value_and_rank = tuple.__new__, _chain.from_iterable, itemgetter(0, 2)
+_operands = attrgetter("_prev")
 
 
 def levels_and_needs(graph: Graph) -> None:
@@ -183,7 +184,8 @@ def rank_edges(graph: Graph, here: list[Value]) -> None:
 def fuse_sums(graph: Graph, sums: dict[Value, float], here: list[Value]) -> None:
     """Left chains of +, - and micrograd.sum, each link the first operand of the next and used
     only there, as one ordered sum each (``graph.operands``): the eager floats, links gone."""
-    uses = Counter(flatten(v._prev for v in here))
+    # (each sum's count of uses, the only ones asked: a link fuses when used once)
+    uses = Counter(filter(sums.__contains__, flatten(map(_operands, here))))
     terms = graph.operands
     for v in sums:  # (in topological order, as ``here``: a link is fused before its sum)
         first, *rest = v._prev
