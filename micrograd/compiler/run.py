@@ -276,10 +276,11 @@ class CompiledStep:
                 if edge is None or edge.dest != CONTRIB or type(edge.rows) is not slice:
                     continue
                 block = edge.rows
-                who = set(readers[block].tolist())
-                if len(who) != 1 or min(who) < 0:
+                read = readers[block]  # (one gather reads all of it? asked in numpy, no list made)
+                first = int(read[0]) if read.size else -1
+                if first < 0 or (read != first).any():
                     continue
-                gather = gathers[who.pop()]
+                gather = gathers[first]
                 if gather.lead >= 0 or not (
                     block.start <= gather.slots.min() and gather.slots.max() < block.stop
                 ):
