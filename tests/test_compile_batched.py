@@ -468,6 +468,7 @@ def test_the_moons_model_reads_its_weights_as_views_and_takes_its_l2_gradient_as
     model, loss_fn = moons_model()
     X, t = moons_batch(1, seed=0)
     step = mg_compile(loss_fn, (X[0], t[0]), params=model.parameters(), batched=True)
+    step(X, t)  # (a batched step binds the plan to its arrays, read below, at its first call)
     n = len(model.parameters())
     prefixed = sum(np.arange(n)[g.targets].size for g in step._prefix_gathers)
     assert prefixed == n and not step._param_gathers  # the hinge's contribution last, straight in
@@ -503,13 +504,14 @@ def test_a_gather_reads_an_engine_ops_gradients_where_the_op_made_them() -> None
     X = moons_batch(5, seed=8)[0]
     for fn, at_source in ((one_group, True), (two_groups, False)):
         step = mg_compile(fn, (X[0].tolist(),), params=[a], batched=True)
-        gathers = [gather for gathers in step._gathers.values() for gather in gathers]
-        assert len(gathers) == 1 and (gathers[0].source is not None) is at_source
         for size in (5, 1):
             loss, grads = step(X[:size])
             e_loss, e_grads = eager_loop(fn, (X[:size],), [a])
             assert equal(loss, e_loss) and grads.tolist() == e_grads
             assert math.copysign(1.0, grads[0]) == math.copysign(1.0, e_grads[0])
+        # (where a gather reads: decided as the step binds the plan to a batch, at its first call)
+        gathers = [gather for gathers in step._gathers.values() for gather in gathers]
+        assert len(gathers) == 1 and (gathers[0].source is not None) is at_source
 
 
 def _layer_losses() -> dict[str, tuple[Callable[..., Value], list[Value]]]:

@@ -92,7 +92,10 @@ def group_nodes(
     for v in graph.computed:
         template = None
         if v in graph.ops:
-            template = templates[v] = template_of(args_of(v))
+            args = args_of(v)
+            # (as many arguments as operands: all Values, as for most ops, none to look through)
+            plain = len(args) == len(v._prev)
+            template = templates[v] = _plain(len(args)) if plain else template_of(args)
         groups.setdefault(key_of(v, graph, sharing, template), []).append(v)
     keys = sorted(groups, key=lambda k: k.level)  # stable: ties keep their first-seen order
     return keys, groups, templates

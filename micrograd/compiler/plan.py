@@ -12,6 +12,7 @@ time, with a ``CompileError`` that says how to fix it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..engine import Value, vjp
 from .errors import HOW_TO_FIX, CompileError, load_numpy
@@ -43,9 +44,11 @@ class Plan:
     # what ragged.py reads to cut a sample's graph: the graph, each gathered edge's contribution
     # slot (by rank) and the parameters whose last contribution goes straight in (Router's)
     graph: Graph | None = None
-    edge_slot: dict[int, int] = field(default_factory=dict)
+    edge_slot: Any = None  # (an array: each rank's contribution slot, -1 if not gathered)
     prefixed: list[Value] = field(default_factory=list)
     pad_slot: int = -1  # a contribution slot that holds -0.0, which merged gathers pad with; -1: none
+    # whose edges fill the contribution slots, block by block (Router.blocks): what ragged.py tags them by
+    contrib_blocks: list[tuple[int, int, int, int]] = field(default_factory=list)
 
     @property
     def levels(self) -> int:
@@ -83,9 +86,10 @@ def make_plan(
     slots = assign_slots(graph, keys, groups, lead, reading_order=layout, pads=pads.constants())
     router = Router(graph, sharing, slots, batched, pads if pad else None)
     built = [(key.level, router.group(key, groups[key], templates)) for key in keys]
-    # Gathers: each node whose contributions went to contribution slots sums them.
-    has_slot = router.edge_slot.__contains__
-    gathered = {c: rs for c, rs in router.incoming.items() if all(map(has_slot, rs))}
+    # Gathers: each node whose contributions went to contribution slots sums them (every edge
+    # into a node that needs a gradient goes straight in or to a slot: asked per node, not per edge)
+    went_straight = router.went_straight
+    gathered = {c: rs for c, rs in router.incoming.items() if c not in went_straight}
     node_gathers: dict[int, list[Gather]] = {}
     for level, gather in router.gathers(gathered, graph.computed, slots.slot):
         node_gathers.setdefault(level, []).append(gather)
@@ -107,6 +111,7 @@ def make_plan(
         router.edge_slot,
         router.prefixed,
         router.pad_slot,
+        router.blocks,
     )
     np = load_numpy()
     with np.errstate(all="ignore"):

@@ -41,6 +41,9 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Sequence
+from itertools import chain as _chain
+from itertools import compress, repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..engine import Value
@@ -55,24 +58,24 @@ if TYPE_CHECKING:
 
     Ints = NDArray[np.intp]
 
+_operands = attrgetter("_prev")
 ALWAYS = -1  # the tag of a node that leads to no part: in every sample's graph
 
 
 def part_tags(parts: Sequence[Value], nodes: Iterable[Value]) -> dict[Value, int]:
     """Each node's tag: the index of the first part it is (or is computed into), else ``ALWAYS``."""
     tags = dict.fromkeys(nodes, ALWAYS)
-    # the nodes still tagged ALWAYS: a set, whose __contains__ filters a node's operands at C speed
-    # (no Python frame per operand: measured 22 ms -> 18-19 ms on a 15-token GPT graph)
+    # Part by part, the nodes it is computed from that no earlier part is, found a layer of operands
+    # at a time (which nodes, not the order they are met in, makes the tags) with set operations
+    # at C speed, no Python frame per node or operand: on a 12-token GPT graph 6-7 ms, where a
+    # walk node by node took 9-15 ms
     untagged = set(tags)
     for t, part in enumerate(parts):
-        stack = [part] if part in untagged else []
-        while stack:
-            v = stack.pop()
-            if v not in untagged:
-                continue
-            untagged.remove(v)
-            tags[v] = t
-            stack += filter(untagged.__contains__, v._prev)
+        layer = untagged.intersection((part,))
+        while layer:
+            untagged -= layer
+            tags.update(dict.fromkeys(layer, t))
+            layer = untagged.intersection(_chain.from_iterable(map(_operands, layer)))
     return tags
 
 
@@ -81,9 +84,8 @@ def warn_traced_size(tags: dict[Value, int], plan: Plan, n: int) -> None:
     of parts or its inverse (``sum(parts) / len(parts)``): every sample would be scaled by the
     traced size, not its own."""
     fed = {*plan.trace.inputs, *plan.trace.params}
-    for v, tag in tags.items():
-        if tag != ALWAYS or n < 2:
-            continue
+    kept_by_all = compress(tags, map(ALWAYS.__eq__, tags.values())) if n >= 2 else ()  # (in order, C speed)
+    for v in kept_by_all:
         for c in v._prev:
             if not c._prev and c not in fed and c.data in (n, 1.0 / n):
                 warnings.warn(
@@ -102,20 +104,20 @@ def slot_tags(plan: Plan, tags: dict[Value, int]) -> Ints:
     take, not a Python call per term."""
     np, slot = load_numpy(), plan.layout.slot
     tag_at = np.full(plan.layout.size, ALWAYS, dtype=np.intp)
-    tag_at[np.fromiter(slot.values(), np.intp, len(slot))] = [tags.get(v, ALWAYS) for v in slot]
+    tag_at[np.fromiter(slot.values(), np.intp, len(slot))] = np.fromiter(
+        map(tags.get, slot, repeat(ALWAYS)), np.intp, len(slot)
+    )
     return tag_at  # type: ignore[no-any-return]
 
 
-def contribution_slot_tags(plan: Plan, tags: dict[Value, int]) -> Ints:
-    """Each contribution slot's tag: the tag of the node its edge goes out of (``ALWAYS`` for a
-    slot no gathered edge fills), set in one assignment, not a numpy item write per edge."""
-    np, graph, edge_slot = load_numpy(), plan.graph, plan.edge_slot
-    assert graph is not None
-    consumer = {t.rank: tags[v] for v in graph.computed for t in graph.operands[v]}
+def contribution_slot_tags(plan: Plan, tag_at: Ints) -> Ints:
+    """Each contribution slot's tag: the tag of the node its edge goes out of (``ALWAYS`` for the
+    pad slot), read block by block from the value slots' tags ``tag_at`` (``slot_tags``), not
+    looked up edge by edge (a 12-token GPT graph: 66,000 gathered edges, 28 ms that way)."""
+    np = load_numpy()
     slot_tag = np.full(plan.n_contrib, ALWAYS, dtype=np.intp)
-    slot_tag[np.fromiter(edge_slot.values(), np.intp, len(edge_slot))] = np.fromiter(
-        map(consumer.__getitem__, edge_slot), np.intp, len(edge_slot)
-    )
+    for start, stop, node, nodes in plan.contrib_blocks:  # (slot start + i * nodes + j: node + j's)
+        slot_tag[start:stop] = np.tile(tag_at[node : node + nodes], (stop - start) // nodes)
     return slot_tag  # type: ignore[no-any-return]
 
 
@@ -175,10 +177,9 @@ class Cuts:
         tag_at = slot_tags(plan, tags)
         self.sums: list[tuple[int, tuple[bool, list[tuple[int, Any]]]]] = []
         for i, grp in enumerate(groups):
-            members = [value_at[s] for s in range(grp.start, grp.stop)]
+            outer = tag_at[grp.start : grp.stop] == ALWAYS  # (its nodes' tags: those of their slots)
             if grp.fn is None:
                 terms = tag_at[grp.args[0]]
-                outer = np.array([tags[v] == ALWAYS for v in members])
                 if ((terms != ALWAYS) & outer[None, :]).any():
                     if grp.shared:
                         raise CompileError(
@@ -189,16 +190,16 @@ class Cuts:
                         )
                     self.sums.append((i, rows_by_tag(terms)))
                 continue
-            for v in members:
-                if tags[v] == ALWAYS and any(tags.get(c, ALWAYS) != ALWAYS for c in v._prev):
+            for v in map(value_at.__getitem__, (grp.start + np.flatnonzero(outer)).tolist()):
+                if any(tags.get(c, ALWAYS) != ALWAYS for c in v._prev):
                     raise CompileError(
                         f"ragged=True: the loss reads the parts through {v._op!r}, not only through a sum "
                         "(sum(parts) * scale is fine): a sample's smaller graph would not be part of it"
                     )
-        self.gathers = self._gather_cuts(plan, gathers, tags)
+        self.gathers = self._gather_cuts(plan, gathers, tag_at)
         readers: dict[Value, set[int]] = {p: set() for p in plan.prefixed}
         for v in graph.computed if readers else ():  # (batched steps whose samples share contributions)
-            for t in graph.operands[v]:
+            for t in graph.terms(v):
                 if t.value in readers:
                     readers[t.value].add(tags[v])
         if any(len(r) > 1 for r in readers.values()):
@@ -206,11 +207,12 @@ class Cuts:
 
     @staticmethod
     def _gather_cuts(
-        plan: Plan, gathers: Sequence[Gather], tags: dict[Value, int]
+        plan: Plan, gathers: Sequence[Gather], tag_at: Ints
     ) -> list[tuple[int, tuple[bool, list[tuple[int, Any]]]]]:
-        """The gathers that mix contributions from nodes of several parts, and theirs by tag."""
+        """The gathers that mix contributions from nodes of several parts, and theirs by tag
+        (``tag_at``: each value slot's tag)."""
         np = load_numpy()
-        slot_tag = contribution_slot_tags(plan, tags)
+        slot_tag = contribution_slot_tags(plan, tag_at)
         cuts = []
         for i, gather in enumerate(gathers):
             used = contribution_tags(slot_tag, gather.slots, plan.pad_slot)  # (uses, nodes)

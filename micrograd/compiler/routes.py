@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from itertools import count, repeat
+from itertools import chain as _chain
+from itertools import repeat
 from typing import Any
 
 from ..engine import Value
@@ -24,12 +25,46 @@ from .sharing import Sharing
 from .slots import Layout
 
 
+def per_operand(np: Any, numbers: Iterable[int], nodes: int) -> Any:
+    """``numbers``, one per operand of each of ``nodes`` nodes in turn (all of one count of
+    operands), as an (operands, nodes) array: read by one ``np.fromiter``, not a list per node."""
+    flat = np.fromiter(numbers, np.intp)
+    return flat.reshape(nodes, len(flat) // nodes).T.copy()
+
+
+def rank_array(np: Any, ranks: Any) -> Any:
+    """``ranks`` (an array of ranks, or a sequence of ranks and None) as an array, -1 for None."""
+    if isinstance(ranks, np.ndarray):
+        return ranks
+    if None not in ranks:  # (most: no pad, converted at C speed)
+        return np.array(ranks, dtype=np.intp)
+    return np.fromiter((-1 if r is None else r for r in ranks), np.intp, len(ranks))
+
+
+def operand_rows(np: Any, args: Any) -> list[Any]:
+    """Each operand's rows of an op group's ``args`` (operands, nodes), as ``as_index`` gives them (a
+    slice where consecutive, else an index array), all operands tested in one comparison, not a
+    few numpy calls each (a GPT's Dot groups have up to 129 operands: 3,000 in a trace)."""
+    nodes = args.shape[1]
+    consecutive = (args == args[:, :1] + np.arange(nodes)).all(axis=1).tolist()
+    return [
+        slice(int(a[0]), int(a[0]) + nodes) if whole else np.array(a, dtype=np.intp)
+        for a, whole in zip(args, consecutive)
+    ]
+
+
+NONE_SHARED = [(False,) * n for n in range(64)]  # (Router.kinds) no contribution shared, by count
+
+
 class Router:
     """Decides where contributions go, handing out contribution slots as it goes.
 
     ``incoming``: the ranks of the edges that bring each node a gradient; ``edge_slot``: the
-    contribution slot of each gathered edge; ``prefixed``: parameters whose last contribution
-    goes straight in, after their shared ones (see ``after_shared``)."""
+    contribution slot of each gathered edge, by rank (an array: -1 for an edge not gathered);
+    ``prefixed``: parameters whose last contribution goes straight in, after their shared ones
+    (see ``after_shared``); ``blocks``: per block of
+    contribution slots handed out, ``(first slot, end, first node's value slot, nodes)``: slot
+    ``first + i * nodes + j`` holds a contribution from the node at value slot ``node + j``."""
 
     def __init__(
         self, graph: Graph, sharing: Sharing, layout: Layout, batched: bool, pads: Pads | None = None
@@ -40,16 +75,20 @@ class Router:
         incoming: defaultdict[Value, list[int]] = defaultdict(list)  # (no empty list made per edge)
         needs = graph.needs_grad.get
         for v in graph.computed:
-            for c, _, r in graph.operands[v]:
+            for c, r in graph.edges(v):
                 if needs(c, False):
                     incoming[c].append(r)
         for rs in incoming.values():
             rs.sort()  # in rank order, the order the eager backward adds them in
         self.incoming: dict[Value, list[int]] = dict(incoming)
         self.uses = dict(zip(incoming, map(len, incoming.values())))  # each node's count of contributions
-        self.edge_slot: dict[int, int] = {}  # rank -> contribution slot
+        # (an array, not a dict: a GPT step gathers 66,000 edges, set a block at a time)
+        np = load_numpy()
+        self.edge_slot = np.full(graph.n_edges, -1, dtype=np.intp)
         self.n_contrib = 0
+        self.blocks: list[tuple[int, int, int, int]] = []
         self.prefixed: list[Value] = []
+        self.went_straight: set[Value] = set()  # the targets of the edges straight() sent straight in
         self.pad_slot = -1  # (made when gathers are merged) a contribution slot that holds -0.0
 
     def after_shared(self, c: Value, r: int) -> bool:
@@ -80,23 +119,27 @@ class Router:
             return None
         if all(map(is_param, targets)):
             self.prefixed.extend(c for c in targets if len(incoming[c]) > 1)
+            self.went_straight.update(targets)
             return Edge(GRADS, [self.layout.grad_row[c] for c in targets])
         # one column only?
         read_first = set(map(self.sharing.narrow.__contains__, filter(incoming.__contains__, targets)))
         if any(map(is_param, targets)) or len(read_first) > 1:
             return None
+        self.went_straight.update(targets)
         return Edge(G_FIRST if True in read_first else GVALS, [self.layout.slot[c] for c in targets])
 
-    def gathered(self, ranks: Iterable[int | None], narrow: bool) -> Edge:
-        """Contribution slots for the edges ``ranks``, in order (to be gathered); a rank None (a
+    def gathered(self, ranks: Any, narrow: bool, node: int, nodes: int) -> Edge:
+        """Contribution slots for the edges ``ranks``, in order (to be gathered), out of the ``nodes``
+        nodes from value slot ``node`` on (term by term, node by node: ``blocks``); a rank None (a
         merged group's pad, or an operand that needs no gradient) gets a slot no gather reads."""
-        start, ranks = self.n_contrib, list(ranks)
-        # (zip at C speed, no Python frame per edge: a GPT step gathers 66,000; a pad's None dropped after)
-        edge_slot: dict[int | None, int] = self.edge_slot  # type: ignore[assignment]
-        edge_slot.update(zip(ranks, count(start)))
-        edge_slot.pop(None, None)
-        self.n_contrib += len(ranks)
-        return Edge(C_FIRST if narrow else CONTRIB, slice(start, self.n_contrib))
+        np = load_numpy()
+        ranks = rank_array(np, ranks)
+        start, stop = self.n_contrib, self.n_contrib + len(ranks)
+        self.blocks.append((start, stop, node, nodes))
+        real = ranks >= 0  # (-1: a rank None)
+        self.edge_slot[ranks[real]] = np.arange(start, stop)[real]
+        self.n_contrib = stop
+        return Edge(C_FIRST if narrow else CONTRIB, slice(start, stop))
 
     def group(self, key: GroupKey, members: list[Value], templates: dict[Value, Template]) -> Group:
         """The ``Group`` of ``members``, its operands' rows and its edges."""
@@ -147,7 +190,8 @@ class Router:
             grp.edges.append(Edge(kind, np.array(rows_k, dtype=np.intp), terms_k))
         if gathered_terms:  # the slot of its i-th gathered term of node j: i * len(members) + j
             ranks = [term.rank for t in gathered_terms for term in rows[t]]
-            grp.edges.append(self.gathered(ranks, key.narrow)._replace(terms=gathered_terms))
+            edge = self.gathered(ranks, key.narrow, start, len(members))
+            grp.edges.append(edge._replace(terms=gathered_terms))
         return grp
 
     def op_group(self, key: GroupKey, members: list[Value], template: Template, start: int) -> Group:
@@ -166,26 +210,34 @@ class Router:
             ranks_of = [pad(key.op, range(b, b + len(v._prev)), arity, None) for b, v in zip(bases, members)]
         grp = Group(key.op, template, start, start + len(members))
         grp.needs = tuple(key.needs[v] if is_operand else False for is_operand, v in grp.template)
-        at = slot.__getitem__  # (one row of slots per node, then transposed: an index array per operand)
-        grp.args = list(np.array([list(map(at, p)) for p in prevs], dtype=np.intp).T.copy())
+        # one row of slots per node, then transposed: an index array per operand
+        args = per_operand(np, map(slot.__getitem__, _chain.from_iterable(prevs)), len(members))
+        grp.args = list(args)
         # the engine's ops never write into their operands: views of consecutive rows will do
-        grp.rows = [as_index(np, a) for a in grp.args] if key.op.builtin else grp.args
-        operands = list(zip(*prevs))  # operand k of every member
+        grp.rows = operand_rows(np, args) if key.op.builtin else grp.args
         # per operand, its edges' ranks and the most contributions one of its nodes gets, for all
         # operands at once (a GPT step's Dot groups have 129 operands and 70,000 edges in all)
-        n_uses = self.uses.get
-        most = np.array([list(map(n_uses, p, repeat(0))) for p in prevs], dtype=np.intp).max(axis=0)
-        by_operand = list(zip(*ranks_of)) if arity else np.add.outer(range(len(key.needs)), bases).tolist()
+        uses = map(self.uses.get, _chain.from_iterable(prevs), repeat(0))
+        most = per_operand(np, uses, len(members)).max(axis=1)
+        # (an array of ranks per operand, or merged a tuple with None for each pad)
+        by_operand = list(zip(*ranks_of)) if arity else np.add.outer(range(len(key.needs)), bases)
         for k, flag in enumerate(key.needs):
             if not flag:
                 grp.edges.append(None)
                 continue
             ranks = by_operand[k]
-            # (unbatched, a node with several contributions gathers them: no need to ask straight())
-            gather = (arity > 0 and None in ranks) or (most[k] > 1 and not self.batched)
-            to = None if gather else self.straight(operands[k], ranks)
+            # A node with several contributions gathers them, unless it is a parameter whose last
+            # comes after shared ones (``after_shared``): never when no sample shares an edge (most
+            # batched steps: their weights' many uses), so straight() need not be asked
+            gather = (arity > 0 and None in ranks) or (
+                most[k] > 1 and not (self.batched and self.sharing.edges)
+            )
+            # (operand k of every member, listed only when asked: most of a GPT's are gathered)
+            to = None if gather else self.straight([p[k] for p in prevs], list(map(int, ranks)))
             grp.edges.append(
-                to._replace(rows=as_index(np, to.rows)) if to else self.gathered(ranks, key.narrow)
+                to._replace(rows=as_index(np, to.rows))
+                if to
+                else self.gathered(ranks, key.narrow, start, len(members))
             )
         return grp
 
@@ -204,22 +256,36 @@ class Router:
         buckets: dict[tuple[Any, ...], list[Value]] = {}
         for v in nodes:
             if v is not graph.trace.root and v in incoming:
-                kinds = tuple(map(sharing.edges.__contains__, incoming[v]))  # (in rank order)
                 # into the parameters' gradients: whole rows; into nodes': one column if shared
                 wide = bool(into) or v not in sharing.narrow
-                buckets.setdefault((graph.level.get(v, 0), kinds, wide), []).append(v)
-        slot_of = self.edge_slot.__getitem__
+                buckets.setdefault((graph.level.get(v, 0), self.kinds(incoming[v]), wide), []).append(v)
         for (level, kinds, wide), members in (
             self.merge_counts(buckets) if self.pads and not into else buckets.items()
         ):
-            uses = len(kinds)
-            slots = np.array(
-                [[*map(slot_of, incoming[v]), *[self.pad_slot] * (uses - len(incoming[v]))] for v in members],
-                dtype=np.intp,
-            )
-            gather = Gather(as_index(np, [target[v] for v in members]), slots.T.copy(), kinds, wide)
+            slots = self.slot_matrix([incoming[v] for v in members], len(kinds))
+            gather = Gather(as_index(np, [target[v] for v in members]), slots, kinds, wide)
             gather.into = into
             yield level, gather
+
+    def kinds(self, ranks: list[int]) -> tuple[bool, ...]:
+        """Per edge of ``ranks``, whether the samples share its contribution.  (Most steps share
+        none: then one tuple per count, not a set lookup per edge.)"""
+        shared = self.sharing.edges
+        if not shared:
+            return NONE_SHARED[len(ranks)] if len(ranks) < len(NONE_SHARED) else (False,) * len(ranks)
+        return tuple(map(shared.__contains__, ranks))
+
+    def slot_matrix(self, ranks: list[list[int]], uses: int) -> Any:
+        """The contribution slots of each node's edges ``ranks``, as a (uses, nodes) index array,
+        a node with fewer padded with ``pad_slot`` (-0.0).  Read from one flat iterator, not a
+        list per node (a GPT step's gathers read 66,000 slots), and looked up in one take."""
+        np = load_numpy()
+        if any(len(rs) != uses for rs in ranks):  # (counts merged by merge_counts: padded with -1)
+            ranks = [rs + [-1] * (uses - len(rs)) for rs in ranks]
+        flat = np.fromiter(_chain.from_iterable(ranks), np.intp, uses * len(ranks))
+        slots = np.where(flat >= 0, self.edge_slot[flat], self.pad_slot)
+        assert (slots >= 0).all(), "an edge gathered without a contribution slot"
+        return slots.reshape(len(ranks), uses).T.copy()
 
     def merge_counts(
         self, buckets: dict[tuple[Any, ...], list[Value]], waste: float = 2.0

@@ -41,36 +41,51 @@ def shared_by_all_samples(graph: Graph) -> Sharing:
     gradient is 1 for every sample), a sum hands each term ``sign * g``, shared when ``g`` is; any
     other op's contributions are shared when its operands, its output and ``g`` all are; and a
     node's gradient is shared when every contribution to it is."""
-    operands, ops, inputs = graph.operands, graph.ops, set(graph.trace.inputs)
+    ops, inputs = graph.ops, set(graph.trace.inputs)
     values: set[Value] = set()
     # what a shared value must not read: inputs and the computed nodes not (yet) found shared
     # (isdisjoint asks it of the operands at C speed, no Python frame per operand)
-    unknown = {*operands, *inputs}
+    unknown = {*graph.computed, *inputs}
     for v in graph.computed:
         if (v not in ops or ops[v].builtin) and unknown.isdisjoint(operands_of(graph, v)):
             values.add(v)
             unknown.discard(v)
-    gradients: set[Value] = {graph.trace.root}
-    varying: set[Value] = set()  # nodes with a contribution that differs between samples
-    edges: set[int] = set()
-    needs = graph.needs_grad.get
-    for v in reversed(graph.computed):  # every node after all of its consumers
-        same = v in gradients and v not in varying and (v not in ops or v in values)
-        if not same:  # (most nodes: per sample; a filter, no Python frame per operand)
-            varying.update(filter(needs, operands_of(graph, v)))
-            continue
-        for t in operands[v]:
-            if needs(t.value, False):
-                edges.add(t.rank)
-                gradients.add(t.value)
-    gradients -= varying
+    gradients, edges = shared_gradients(graph, values)
     # a group whose contributions are shared runs its backward on one column too
     narrow = {v for v in graph.computed if v in gradients and (v not in ops or v in values)}
     wide = {graph.trace.root}  # shared values read as whole rows: the loss and per-sample ops' operands
-    for v in graph.computed:
+    for v in graph.computed if values else ():
         if v not in values:
-            wide.update(operands_of(graph, v))
+            wide.update(values.intersection(operands_of(graph, v)))
     return Sharing(values, gradients, edges, narrow, wide)
+
+
+def shared_gradients(graph: Graph, values: set[Value]) -> tuple[set[Value], set[int]]:
+    """The nodes whose gradient every sample shares, and the ranks of the edges whose contribution
+    they share, given the shared ``values``: backward from the loss, each node after all of its
+    consumers.  Only a node whose gradient may still be shared (``pending``: reached from the loss
+    through shared contributions so far) can hand on shared ones; once none is left, no later node
+    can, and the walk stops (a GPT's loss reads each sample's inputs: it stops at the loss)."""
+    ops, needs = graph.ops, graph.needs_grad.get
+    gradients: set[Value] = {graph.trace.root}
+    pending = {graph.trace.root}
+    varying: set[Value] = set()  # nodes with a contribution that differs between samples
+    edges: set[int] = set()
+    for v in reversed(graph.computed):  # every node after all of its consumers
+        if not pending:
+            break
+        pending.discard(v)
+        same = v in gradients and v not in varying and (v not in ops or v in values)
+        if not same:  # (a filter, no Python frame per operand)
+            varying.update(filter(needs, operands_of(graph, v)))
+            continue
+        for t in graph.terms(v):
+            if needs(t.value, False):
+                edges.add(t.rank)
+                gradients.add(t.value)
+                pending.add(t.value)
+    gradients -= varying
+    return gradients, edges
 
 
 def operands_of(graph: Graph, v: Value) -> Sequence[Value]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain as _chain
+from itertools import count
 
 from .._core.nodes import CONSTANT
 from ..engine import Value
@@ -110,10 +111,10 @@ def assign_slots(
     constants += pads  # (what merged groups pad operands with: group_nodes.Pads)
     slot.update((c, n_in + len(region) + i) for i, c in enumerate(constants))
     n = n_in + len(region) + len(constants)
-    for key in keys:
-        for v in (*lead.get(key, ()), *groups[key]):
-            slot[v] = n
-            n += 1
+    for key in keys:  # (numbered by zip and count: no Python frame per node)
+        placed = (*lead.get(key, ()), *groups[key])
+        slot.update(zip(placed, count(n)))
+        n += len(placed)
     slot_params = (*region, *leading)
     return Layout(
         slot=slot,
