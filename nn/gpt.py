@@ -600,7 +600,7 @@ class CompiledLoss(TracedLoss):
         losses, grads = step.per_sample(ids, 1.0 / sizes, sizes=sizes)
         # as backward() adds, into the parameters the document's graph holds only, through the
         # arrays a step and an optimizer share (the .grads written are kept as an array)
-        self.flat.add_grad(grads[0], step.reached_by(sizes)[0])
+        self.flat.add_rows(grads, step.reached_by(sizes))
         return float(losses[0])
 
 
