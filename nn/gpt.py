@@ -640,6 +640,26 @@ class BatchedLoss(TracedLoss):
     def _check(self, docs: Sequence[Sequence[int]]) -> list[Sequence[int]]:
         if not isinstance(docs, Sequence) or isinstance(docs, str) or not docs:
             raise TypeError(f"a batched step takes a non-empty {self.SHAPE}")
+        if not self._all_plain(docs):
+            self._check_each(docs)
+        return list(docs)
+
+    def _all_plain(self, docs: Sequence[Sequence[int]]) -> bool:
+        """Whether every document is a list of 2 to ``block_size + 1`` ints in the vocabulary: the
+        common case, checked by C loops over all the documents at once (their types, lengths,
+        and the smallest and largest id), where checking id by id took 0.09 ms a step for 16
+        names.  Anything else is checked document by document (``_check_each``), which says
+        what is wrong."""
+        if set(map(type, docs)) != {list}:
+            return False
+        lengths = list(map(len, docs))
+        if min(lengths) < 2 or max(lengths) > self.model.block_size + 1:
+            return False
+        ids = list(itertools.chain.from_iterable(docs))
+        return set(map(type, ids)) == {int} and min(ids) >= 0 and max(ids) < self.model.vocab_size
+
+    def _check_each(self, docs: Sequence[Sequence[int]]) -> None:
+        """Each document's shape, length and ids, in order: an error for the first that is wrong."""
         for i, d in enumerate(docs):
             # The shape first: a list nested one level too deep or too shallow would otherwise be
             # refused for its length or its ids, not for the brackets that are wrong.
@@ -659,7 +679,6 @@ class BatchedLoss(TracedLoss):
                 if isinstance(t, Value):
                     raise TypeError("a batched step takes token ids as ints, not Values")
                 self.model._check_token(t)
-        return list(docs)
 
     def per_document(self, docs: Sequence[Sequence[int]]) -> tuple[Any, Any, Any]:
         """Each document's loss, gradients, and which parameters its graph holds: arrays
