@@ -178,7 +178,7 @@ class FlatParams:
         """Add the gradients of several passes into the parameters' ``.grad`` (``rows[k][i]`` where
         ``reached[k][i]``), as ``backward()`` run pass after pass adds them, zeros' signs included;
         the ``.grad``s written are kept, objects and array (an optimizer reads them without
-        packing).  Over fresh zeros (``add_to_fresh``, the common case: after ``zero_grad()``),
+        packing).  Over fresh zeros (``_add_to_fresh``, the common case: after ``zero_grad()``),
         else by the general rule, ``add_rows_into_grad``."""
         np = load_numpy()
         rows, reached = np.asarray(rows, dtype=np.float64), np.asarray(reached, dtype=bool)
@@ -195,8 +195,8 @@ class FlatParams:
         ``zero_grad()`` leaves them, and new Values): each ``.grad`` is then its passes' gradients
         added in order from -0.0 (which takes the first as it is), a +0.0 sum marked ``ZERO_SUM``
         and one no pass reached left alone (``first_grads``).  Checked parameter by parameter as
-        it writes: one pass over the Values, where reading every ``.grad`` first, then writing,
-        took two (a third of this method's time on microgpt's 4,192).  False (the ``.grad``s
+        it writes: one pass over the Values, where reading every ``.grad`` and checking them all
+        first took 0.22 ms of 0.79 (microgpt's 4,192, 16 names).  False (the ``.grad``s
         written so far set back) where one is not that zero, or the arrays are not one row per
         pass of one number per parameter."""
         params = self.params
