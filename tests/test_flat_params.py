@@ -189,6 +189,46 @@ def test_add_grad_is_add_rows_into_grad(start: list[Any], data: Any) -> None:
     assert [type(v.grad) for v in flat_vs] == [type(v.grad) for v in ref_vs]
 
 
+STARTS = st.lists(st.sampled_from(["fresh", "-fresh", "sum", 0.75, -0.0, 3]), min_size=1, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    # (most all fresh, as zero_grad() leaves them: the path that writes over them as it checks)
+    start=st.one_of(STARTS, st.integers(1, 6).map(lambda n: ["fresh"] * n)),
+    passes=st.integers(1, 4),
+    data=st.data(),
+)
+def test_add_rows_is_add_rows_into_grad(start: list[Any], passes: int, data: Any) -> None:
+    n = len(start)
+
+    def table(item: Any) -> Any:  # ``passes`` rows of n
+        row = st.lists(item, min_size=n, max_size=n)
+        return np.array(data.draw(st.lists(row, min_size=passes, max_size=passes)))
+
+    rows, reached = table(GRAD), table(st.booleans())
+    zero = float("0")  # one fresh object, as zero_grad() leaves in every .grad
+    minus = -zero
+
+    def fill() -> list[Value]:
+        vs = [Value(1.0) for _ in range(n)]
+        for v, s in zip(vs, start):
+            v.grad = {"fresh": zero, "-fresh": minus, "sum": ZERO_SUM}.get(s, s)  # type: ignore[call-overload]
+        return vs
+
+    flat_vs, ref_vs = fill(), fill()
+    before = [v.grad for v in flat_vs]
+    flat = FlatParams(flat_vs)
+    flat.add_rows(rows, reached)
+    add_rows_into_grad(ref_vs, rows, reached)
+    assert bits([v.grad for v in flat_vs]) == bits([v.grad for v in ref_vs])
+    assert [v.grad is ZERO_SUM for v in flat_vs] == [v.grad is ZERO_SUM for v in ref_vs]
+    assert [type(v.grad) for v in flat_vs] == [type(v.grad) for v in ref_vs]
+    untouched = ~reached.any(axis=0)
+    assert all(v.grad is b for v, b, u in zip(flat_vs, before, untouched) if u)  # (the very object)
+    assert bits(flat.grad().tolist()) == bits([float(v.grad) for v in ref_vs])  # (the array kept: the .grads)
+
+
 def test_the_arrays_follow_the_values_and_are_shared_by_the_same_list() -> None:
     a, b = Value(1.0), Value(2.0)
     flat = shared([a, b])

@@ -246,6 +246,32 @@ def test_batched_compile_loss_checks_its_documents() -> None:
         SMALL_STEP.backward([[1, 5]])
 
 
+# mostly ids in the vocabulary (so that most documents are right but for one thing), and its edges
+ID = st.one_of(
+    st.integers(0, SMALL.vocab_size - 1),
+    st.sampled_from([-1, SMALL.vocab_size, True, 2.0, [1, 2], Value(1.0)]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    docs=st.lists(
+        st.one_of(st.lists(ID, min_size=1, max_size=SMALL.block_size + 2), st.tuples(ID, ID)),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_the_quick_check_of_a_batch_passes_what_the_checks_one_by_one_pass(docs: list[Any]) -> None:
+    # (the common case, lists of int ids, checked at once; anything else one by one, with its error)
+    try:
+        SMALL_STEP._check_each(docs)
+        passes = True
+    except (TypeError, ValueError):
+        passes = False
+    plain = all(type(d) is list and all(type(t) is int for t in d) for d in docs)
+    assert SMALL_STEP._all_plain(docs) == (passes and plain)
+
+
 @pytest.mark.parametrize(
     ("docs", "says"),
     [
