@@ -163,33 +163,36 @@ def test_a_compiled_step_given_the_model_still_refuses_a_replaced_parameter() ->
 GRAD = st.sampled_from([0.0, -0.0, 1.5, -2.0, math.inf, math.nan, 1e-310])
 
 
+STARTS = st.lists(st.sampled_from(["fresh", "-fresh", "sum", 0.75, -0.0, 3]), min_size=1, max_size=6)
+
+
+def grads_from(start: list[Any]) -> tuple[list[Value], list[Value]]:
+    """Two lists of Values whose ``.grad``s start as ``start`` says: "fresh" (one zero object, as
+    zero_grad() leaves in every .grad), "-fresh" (its negative), "sum" (ZERO_SUM), or a number."""
+    zero = float("0")
+    starts = {"fresh": zero, "-fresh": -zero, "sum": ZERO_SUM}
+
+    def fill() -> list[Value]:
+        vs = [Value(1.0) for _ in start]
+        for v, s in zip(vs, start):
+            v.grad = starts.get(s, s)
+        return vs
+
+    return fill(), fill()
+
+
 @settings(max_examples=200, deadline=None)
-@given(
-    start=st.lists(st.sampled_from(["fresh", "-fresh", "sum", 0.75, -0.0, 3]), min_size=1, max_size=6),
-    data=st.data(),
-)
+@given(start=STARTS, data=st.data())
 def test_add_grad_is_add_rows_into_grad(start: list[Any], data: Any) -> None:
     n = len(start)
     grads = np.array(data.draw(st.lists(GRAD, min_size=n, max_size=n)))
     reached = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
-    zero = float("0")  # one fresh object, as zero_grad() leaves in every .grad
-    minus = -zero
-
-    def fill() -> list[Value]:
-        vs = [Value(1.0) for _ in range(n)]
-        for v, s in zip(vs, start):
-            v.grad = {"fresh": zero, "-fresh": minus, "sum": ZERO_SUM}.get(s, s)  # type: ignore[call-overload]
-        return vs
-
-    flat_vs, ref_vs = fill(), fill()
+    flat_vs, ref_vs = grads_from(start)
     FlatParams(flat_vs).add_grad(grads, reached)
     add_rows_into_grad(ref_vs, grads[None, :], reached[None, :])
     assert bits([v.grad for v in flat_vs]) == bits([v.grad for v in ref_vs])
     assert [v.grad is ZERO_SUM for v in flat_vs] == [v.grad is ZERO_SUM for v in ref_vs]
     assert [type(v.grad) for v in flat_vs] == [type(v.grad) for v in ref_vs]
-
-
-STARTS = st.lists(st.sampled_from(["fresh", "-fresh", "sum", 0.75, -0.0, 3]), min_size=1, max_size=6)
 
 
 @settings(max_examples=300, deadline=None)
@@ -207,16 +210,7 @@ def test_add_rows_is_add_rows_into_grad(start: list[Any], passes: int, data: Any
         return np.array(data.draw(st.lists(row, min_size=passes, max_size=passes)))
 
     rows, reached = table(GRAD), table(st.booleans())
-    zero = float("0")  # one fresh object, as zero_grad() leaves in every .grad
-    minus = -zero
-
-    def fill() -> list[Value]:
-        vs = [Value(1.0) for _ in range(n)]
-        for v, s in zip(vs, start):
-            v.grad = {"fresh": zero, "-fresh": minus, "sum": ZERO_SUM}.get(s, s)  # type: ignore[call-overload]
-        return vs
-
-    flat_vs, ref_vs = fill(), fill()
+    flat_vs, ref_vs = grads_from(start)
     before = [v.grad for v in flat_vs]
     flat = FlatParams(flat_vs)
     flat.add_rows(rows, reached)
