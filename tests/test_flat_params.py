@@ -11,7 +11,7 @@ import warnings
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from micrograd import Value
@@ -74,7 +74,7 @@ def test_compiled_training_on_arrays_is_the_eager_training_bit_for_bit(kind: str
     for step, doc in enumerate(docs(1, steps)):
         flat_opt.zero_grad()
         eager_opt.zero_grad()
-        assert replay.backward(doc) == eager_backward(eager_model, doc), step
+        assert bits([replay.backward(doc)]) == bits([eager_backward(eager_model, doc)]), step
         flat_opt.lr = eager_opt.lr = 0.05 * (1 - step / steps)
         flat_opt.step()
         eager_opt.step()
@@ -96,6 +96,8 @@ EDIT = st.tuples(
 
 @settings(max_examples=12, deadline=None)
 @given(kind=st.sampled_from(["adam", "sgd"]), edits=st.lists(EDIT, max_size=8), seed=st.integers(0, 50))
+# (a .data of 7 sends SGD's training to nan losses: both sides' nan, which == never calls equal)
+@example(kind="sgd", edits=[(0, "data", 0, 0.0), (0, "data", 6151, 7), (7, "data", 155, 7)], seed=0)
 def test_data_and_grad_set_or_read_between_steps_take_effect(kind: str, edits: list[Any], seed: int) -> None:
     flat_model, eager_model = pair(seed)
     replay = flat_model.compile_loss()
@@ -107,7 +109,7 @@ def test_data_and_grad_set_or_read_between_steps_take_effect(kind: str, edits: l
         for at, what, which, x in edits:
             if at == step and what == "data":  # as load_state_dict sets it
                 flat_ps[which % len(flat_ps)].data = eager_ps[which % len(eager_ps)].data = x
-        assert replay.backward(doc) == eager_backward(eager_model, doc), step
+        assert bits([replay.backward(doc)]) == bits([eager_backward(eager_model, doc)]), step
         for at, what, which, x in edits:
             if at == step and what == "grad":  # clipping a gradient, between backward and step
                 flat_ps[which % len(flat_ps)].grad = eager_ps[which % len(eager_ps)].grad = x
@@ -137,7 +139,7 @@ def test_a_replaced_parameter_still_retraces_with_a_warning_and_training_goes_on
         eager_opt.zero_grad()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            assert replay.backward(doc) == eager_backward(eager_model, doc)
+            assert bits([replay.backward(doc)]) == bits([eager_backward(eager_model, doc)])
         assert any(issubclass(w.category, RetraceWarning) for w in caught) == (step == 10)
         flat_opt.step()
         eager_opt.step()
@@ -304,7 +306,7 @@ def test_a_value_set_between_backward_and_step_is_read(kind: str, what: str, whe
     for step, doc in enumerate(docs(5, 4)):
         flat_opt.zero_grad()
         eager_opt.zero_grad()
-        assert replay.backward(doc) == eager_backward(eager_model, doc)
+        assert bits([replay.backward(doc)]) == bits([eager_backward(eager_model, doc)])
         if step == 2:
             if what == "same number":  # an equal float, another object: the same numbers either way
                 flat_ps[at].grad = float(repr(flat_ps[at].grad))
