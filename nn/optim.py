@@ -358,9 +358,7 @@ class Adam(Optimizer):
         compiled step of the same parameters, its very arrays, packed again only where a
         ``.data`` or ``.grad`` was set since (reading and packing them was two thirds of this
         path's time on microgpt's 4,192 parameters)."""
-        if _numpy() is None:
-            return False
-        return self._step_on_arrays(lambda g, data: self._update(k, g, data))
+        return self._step_on_arrays(lambda g, data: self._update(k, g, data))  # (no numpy: False)
 
     def _update(self, k: AdamConstants, g: Any, data: Any) -> tuple[Any, Any] | None:
         """The new ``.data`` and moments from the arrays ``g`` and ``data`` (None: a zero
