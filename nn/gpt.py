@@ -593,17 +593,22 @@ class CompiledLoss(TracedLoss):
         # (micrograd.func loads its transforms, inspect and all, so a step imports it here)
         from micrograd.func.reverse import sum_of_passes
 
-        step, ids, sizes = self.padded(tokens)
-        losses, grads = step.per_sample(ids, 1.0 / sizes, sizes=sizes)
-        return float(losses[0]), sum_of_passes(grads, step.reached_by(sizes))
+        loss, grads, reached = self._replayed(tokens)
+        return loss, sum_of_passes(grads, reached)
 
     def backward(self, tokens: Sequence[int]) -> float:
-        step, ids, sizes = self.padded(tokens)
-        losses, grads = step.per_sample(ids, 1.0 / sizes, sizes=sizes)
+        loss, grads, reached = self._replayed(tokens)
         # as backward() adds, into the parameters the document's graph holds only, through the
         # arrays a step and an optimizer share (the .grads written are kept as an array)
-        self.flat.add_rows(grads, step.reached_by(sizes))
-        return float(losses[0])
+        self.flat.add_rows(grads, reached)
+        return loss
+
+    def _replayed(self, tokens: Sequence[int]) -> tuple[float, Any, Any]:
+        """The document's loss, its gradients and which parameters its graph holds (one row each,
+        as ``BatchedLoss.per_document`` gives them for a batch of one)."""
+        step, ids, sizes = self.padded(tokens)
+        losses, grads = step.per_sample(ids, 1.0 / sizes, sizes=sizes)
+        return float(losses[0]), grads, step.reached_by(sizes)
 
 
 class BatchedLoss(TracedLoss):
