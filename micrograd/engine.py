@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from sys import getrecursionlimit
 from threading import get_ident
+from types import CellType
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from ._core import grad_mode, hooks
@@ -81,10 +82,10 @@ def backpropagate(
             if g is None:  # (else g is d(root)/d(node), complete: every op that used the node added to it)
                 continue  # no path from the outputs carries a gradient here
             fn, prev = node._fn, node._prev
-            if len(prev) != 2 or node._extra is not None or fn not in builtin_ops:  # a leaf, a user's op...
-                watched_step(node, g, grads)  # ...one operand, many: a step apart, adding into grads
+            if node._extra is not None or fn not in pair_ops:  # a leaf, a user's op, one operand, many...
+                watched_step(node, g, grads)  # ...a step apart, adding into grads
                 continue
-            a, b = prev  # two operands, as most ops have: an op of ours, on its numbers
+            a, b = prev  # an op of ours of two operands, as most are, on its numbers
             ctx.inputs, ctx.output = (a.data, b.data), node.data  # (set: a property costs 4% more)
             ga, gb = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
             if ga is not None:  # each operand adds what it received: a node used twice gets the sum
@@ -124,10 +125,29 @@ class FunctionType(type):
             rules = (getattr(cls, "forward"), getattr(cls, "backward"))  # noqa: B009 - the class's own
             super().__setattr__("builtin", cls.__dict__.get("builtin_rules") == rules)
         if name in ("forward", "backward", "builtin"):  # (the loop asks the set: a leaf's None is in none)
-            (builtin_ops.add if cls.builtin else builtin_ops.discard)(cls)
+            pair = cls.builtin and takes_two(getattr(cls, "forward"))  # noqa: B009 - as for rules
+            (pair_ops.add if pair else pair_ops.discard)(cls)
+        if name == "forward":  # Value's methods made from the op (or one that inherits it) call it next
+            for op, cells in forward_cells.items():
+                if issubclass(op, cls):
+                    for cell in cells:
+                        cell.cell_contents = getattr(op, "forward")  # noqa: B009 - as for rules
 
 
-builtin_ops: set[FunctionType] = set()  # the ops whose ``builtin`` is True: their rules run unchecked
+# The built-in ops (``builtin`` True: their rules run unchecked) whose forward takes two operands, so
+# that each of their nodes that kept nothing has two: the chain-rule loop runs them itself.
+pair_ops: set[FunctionType] = set()
+
+
+def takes_two(forward: Callable[..., Any]) -> bool:
+    """Whether ``forward`` is ``(ctx, a, b)``: two operands, no more, no fewer, no defaults."""
+    code = getattr(forward, "__code__", None)
+    if code is None or code.co_flags & (VARARGS | VARKEYWORDS) or code.co_kwonlyargcount:
+        return False
+    return code.co_argcount == 3 and not getattr(forward, "__defaults__", None)
+
+
+VARARGS, VARKEYWORDS = 0x04, 0x08  # a code's flags for *args and **kwargs (inspect.CO_VARARGS, ...)
 
 
 class Function(metaclass=FunctionType):
@@ -320,6 +340,7 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
     a number operand becoming a constant leaf.  The node is made here rather than through
     ``apply``: these are the hottest lines of the engine (see "Making nodes" below)."""
     name = fn.name  # (read once: a class attribute costs a lookup a node)
+    forward = fn.forward  # (likewise, 1.4% of microgpt's step; FunctionType sets it again if patched)
 
     def method(self: Value, other: Operand) -> Value:
         if type(other) is not Value:
@@ -327,7 +348,7 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
         if reflected:
             self, other = other, self
         node: Value = new_value(Value)
-        data = fn.forward(FORWARD_CTX, self.data, other.data)
+        data = forward(FORWARD_CTX, self.data, other.data)
         node.data = data if type(data) is float else forward_result(fn, data)  # (a clear error, or a float)
         node.grad = 0.0
         if watched_threads and get_ident() in watched_threads:
@@ -338,16 +359,16 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
         node._extra = None
         return node
 
-    return method
+    return forward_kept_current(method, fn)
 
 
 def unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
     """``self.<op>()`` as ``fn.apply(self)``, made as ``binary_method`` makes its nodes."""
-    name = fn.name
+    name, forward = fn.name, fn.forward
 
     def method(self: Value) -> Value:
         node: Value = new_value(Value)
-        data = fn.forward(FORWARD_CTX, self.data)
+        data = forward(FORWARD_CTX, self.data)
         node.data = data if type(data) is float else forward_result(fn, data)
         node.grad = 0.0
         if watched_threads and get_ident() in watched_threads:
@@ -359,7 +380,17 @@ def unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
         return node
 
     method.__doc__ = doc
+    return forward_kept_current(method, fn)
+
+
+def forward_kept_current(method: Callable[..., Value], fn: type[Function]) -> Callable[..., Value]:
+    """``method``, its ``forward`` set again whenever ``fn``'s is (``Mul.forward = f``: FunctionType)."""
+    cell = method.__closure__[method.__code__.co_freevars.index("forward")]  # type: ignore[index]
+    forward_cells.setdefault(fn, []).append(cell)
     return method
+
+
+forward_cells: dict[type[Function], list[CellType]] = {}  # the methods' ``forward``s, by op
 
 
 # ---- Value -----------------------------------------------------------------------------
