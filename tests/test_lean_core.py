@@ -355,3 +355,17 @@ def test_an_observer_hears_every_step_and_the_totals_match_backward() -> None:
     loss.backward()
     assert [trace.grads[v] for v in (a, b)] == [a.grad, b.grad]
     assert [s.node for s in trace.steps] == [v for v in reversed(trace.order) if v._prev]
+
+
+def test_a_nodes_op_name_is_derived_from_its_op_unless_given_one() -> None:
+    import copy
+
+    x = Value(2.0)
+    assert "_op" not in Value.__slots__ and x._op == "" and (x * x)._op == "*" and (x * x).op == "*"
+    assert (x**2)._op == "**2" and copy.copy(x**2)._op == "**2"
+    assert (x * 2.0)._prev[1]._op == "(constant)" and Value(1.0, (x,), "mine")._op == "mine"
+    with micrograd.no_grad():
+        assert (x * 3.0)._op == "(no_grad)"
+    hand = Value(4.0, (x, x), "*")
+    hand._op = "times"  # renamed by hand: kept beside the node
+    assert hand._op == "times" and (x * x)._op == "*"
