@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from sys import getrecursionlimit
 from threading import get_ident
+from types import CellType
 from typing import TYPE_CHECKING, Any, ClassVar, Union
 
 from ._core import grad_mode, hooks
@@ -81,10 +82,10 @@ def backpropagate(
             if g is None:  # (else g is d(root)/d(node), complete: every op that used the node added to it)
                 continue  # no path from the outputs carries a gradient here
             fn, prev = node._fn, node._prev
-            if len(prev) != 2 or node._extra is not None or fn not in builtin_ops:  # a leaf, a user's op...
-                watched_step(node, g, grads)  # ...one operand, many: a step apart, adding into grads
+            if node._extra is not None or fn not in pair_ops:  # a leaf, a user's op, one operand, many...
+                watched_step(node, g, grads)  # ...a step apart, adding into grads
                 continue
-            a, b = prev  # two operands, as most ops have: an op of ours, on its numbers
+            a, b = prev  # an op of ours of two operands, as most are, on its numbers
             ctx.inputs, ctx.output = (a.data, b.data), node.data  # (set: a property costs 4% more)
             ga, gb = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
             if ga is not None:  # each operand adds what it received: a node used twice gets the sum
@@ -124,10 +125,29 @@ class FunctionType(type):
             rules = (getattr(cls, "forward"), getattr(cls, "backward"))  # noqa: B009 - the class's own
             super().__setattr__("builtin", cls.__dict__.get("builtin_rules") == rules)
         if name in ("forward", "backward", "builtin"):  # (the loop asks the set: a leaf's None is in none)
-            (builtin_ops.add if cls.builtin else builtin_ops.discard)(cls)
+            pair = cls.builtin and takes_two(getattr(cls, "forward"))  # noqa: B009 - as for rules
+            (pair_ops.add if pair else pair_ops.discard)(cls)
+        if name == "forward":  # Value's methods made from the op (or one that inherits it) call it next
+            for op, cells in forward_cells.items():
+                if issubclass(op, cls):
+                    for cell in cells:
+                        cell.cell_contents = getattr(op, "forward")  # noqa: B009 - as for rules
 
 
-builtin_ops: set[FunctionType] = set()  # the ops whose ``builtin`` is True: their rules run unchecked
+# The built-in ops (``builtin`` True: their rules run unchecked) whose forward takes two operands, so
+# that each of their nodes that kept nothing has two: the chain-rule loop runs them itself.
+pair_ops: set[FunctionType] = set()
+
+
+def takes_two(forward: Callable[..., Any]) -> bool:
+    """Whether ``forward`` is ``(ctx, a, b)``: two operands, no more, no fewer, no defaults."""
+    code = getattr(forward, "__code__", None)
+    if code is None or code.co_flags & (VARARGS | VARKEYWORDS) or code.co_kwonlyargcount:
+        return False
+    return code.co_argcount == 3 and not getattr(forward, "__defaults__", None)
+
+
+VARARGS, VARKEYWORDS = 0x04, 0x08  # a code's flags for *args and **kwargs (inspect.CO_VARARGS, ...)
 
 
 class Function(metaclass=FunctionType):
@@ -319,7 +339,8 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
     """``self <op> other`` as ``fn.apply(self, other)`` (``other <op> self`` if ``reflected``),
     a number operand becoming a constant leaf.  The node is made here rather than through
     ``apply``: these are the hottest lines of the engine (see "Making nodes" below)."""
-    name = fn.name  # (read once: a class attribute costs a lookup a node)
+    forward = fn.forward  # (read once: a class attribute costs a lookup a node, 1.4% of microgpt's
+    # step; FunctionType sets it again if the op's forward is patched)
 
     def method(self: Value, other: Operand) -> Value:
         if type(other) is not Value:
@@ -327,39 +348,47 @@ def binary_method(fn: type[Function], reflected: bool = False) -> Callable[[Valu
         if reflected:
             self, other = other, self
         node: Value = new_value(Value)
-        data = fn.forward(FORWARD_CTX, self.data, other.data)
+        data = forward(FORWARD_CTX, self.data, other.data)
         node.data = data if type(data) is float else forward_result(fn, data)  # (a clear error, or a float)
         node.grad = 0.0
         if watched_threads and get_ident() in watched_threads:
             return watched(node, (self, other), fn, None)  # inside no_grad or detect_anomaly
         node._prev = (self, other)  # one statement a slot: a 4-tuple built and unpacked costs more
-        node._op = name
         node._fn = fn
         node._extra = None
         return node
 
-    return method
+    return forward_kept_current(method, fn)
 
 
 def unary_method(fn: type[Function], doc: str) -> Callable[[Value], Value]:
     """``self.<op>()`` as ``fn.apply(self)``, made as ``binary_method`` makes its nodes."""
-    name = fn.name
+    forward = fn.forward
 
     def method(self: Value) -> Value:
         node: Value = new_value(Value)
-        data = fn.forward(FORWARD_CTX, self.data)
+        data = forward(FORWARD_CTX, self.data)
         node.data = data if type(data) is float else forward_result(fn, data)
         node.grad = 0.0
         if watched_threads and get_ident() in watched_threads:
             return watched(node, (self,), fn, None)
         node._prev = (self,)
-        node._op = name
         node._fn = fn
         node._extra = None
         return node
 
     method.__doc__ = doc
+    return forward_kept_current(method, fn)
+
+
+def forward_kept_current(method: Callable[..., Value], fn: type[Function]) -> Callable[..., Value]:
+    """``method``, its ``forward`` set again whenever ``fn``'s is (``Mul.forward = f``: FunctionType)."""
+    cell = method.__closure__[method.__code__.co_freevars.index("forward")]  # type: ignore[index]
+    forward_cells.setdefault(fn, []).append(cell)
     return method
+
+
+forward_cells: dict[type[Function], list[CellType]] = {}  # the methods' ``forward``s, by op
 
 
 # ---- Value -----------------------------------------------------------------------------
@@ -377,12 +406,11 @@ class Value(AttachedMethods):
     4.0
     """
 
-    __slots__ = ("data", "grad", "_prev", "_op", "_fn", "_extra")
+    __slots__ = ("data", "grad", "_prev", "_fn", "_extra")
 
     data: float
     grad: float
     _prev: tuple[Value, ...]  # the operands, in order
-    _op: str  # the op's name, for printing
     _fn: type[Function] | None  # the op (None for a leaf)
     _extra: Extra | None  # what few nodes have: what the op kept for backward, a label, hooks
 
@@ -395,9 +423,9 @@ class Value(AttachedMethods):
                 raise TypeError(f"Value children must be Values, got {type(child).__name__}: {child!r}")
         if not isinstance(_op, str):
             raise TypeError(f"_op must be a str, got {type(_op).__name__}: {_op!r}")
-        self._op = _op
         self._fn = None  # a node built by hand gets its rule as a `_backward` closure (the lecture's way)
         self._extra = None
+        self._op = _op
         self.label = label
 
     __add__ = binary_method(Add)  # self + other, that is Add.apply(self, other)
@@ -427,7 +455,7 @@ class Value(AttachedMethods):
         >>> x.grad
         6.0
         """
-        if self._op == NO_GRAD:
+        if self._fn is None and self._op == NO_GRAD:  # (a result made under no_grad is a leaf)
             raise RuntimeError(
                 "backward() on a Value computed under no_grad(): no graph was recorded, so no gradient "
                 "can reach its inputs. Compute it outside the no_grad() block (or inside enable_grad())"
@@ -477,8 +505,8 @@ class Value(AttachedMethods):
     def __copy__(self) -> Value:
         """``copy.copy(v)``: the same fields, with a label of its own."""
         out: Value = new_value(type(self))
-        out.data, out.grad, out._prev, out._op, out._fn = self.data, self.grad, self._prev, self._op, self._fn
-        out._extra = None if self._extra is None else self._extra.copy()
+        out.data, out.grad, out._prev, out._fn = self.data, self.grad, self._prev, self._fn
+        out._extra = None if self._extra is None else self._extra.copy()  # (its label, its op's name)
         return out
 
     def detach(self) -> Value:
@@ -498,6 +526,21 @@ class Value(AttachedMethods):
     # numpy: `array * v` must not build an object array of Values; numpy defers to Value's
     # reflected operators instead, which reject arrays with a clear error.
     __array_ufunc__ = None
+
+    @property
+    def _op(self) -> str:
+        """The op's name, for printing: its op's ``name`` (derived, not stored: one store and one slot
+        less a node, 1.2% of microgpt's step), "" for a leaf, or the name it was given (a hand-built
+        node's, ``**2``, ``"(constant)"``, ``"(no_grad)"``), kept in its Extra."""
+        extra, fn = self._extra, self._fn
+        if extra is not None and extra.op is not None:
+            return extra.op
+        return "" if fn is None else fn.name
+
+    @_op.setter
+    def _op(self, name: str) -> None:
+        if self._extra is not None or name != ("" if self._fn is None else self._fn.name):
+            extra_of(self).op = name
 
     # For readers of graphs (the pictures, your own tools); micrograd's code reads _op and _prev.
     @property
@@ -520,7 +563,7 @@ class HandWritten(Function):
 # ---- making nodes (below the reading path: the fast way, and the checks) ------------------------
 #
 # A node is object.__new__ plus slot stores, skipping __init__'s checks.  What few nodes have (a
-# label, hooks, what a user's op kept) lives in one Extra, None on most nodes: six slots, 80 bytes
+# label, hooks, what a user's op kept) lives in one Extra, None on most nodes: five slots, 72 bytes
 # a node, and less for the cyclic garbage collector to visit.  The engine's own forwards get one
 # shared context (they read nothing from it and keep nothing in it), and their backward a
 # PairContext the loop fills with the node's numbers (or a NodeContext that reads them from the
@@ -534,7 +577,6 @@ def leaf(data: float) -> Value:
     out.data = data
     out.grad = 0.0
     out._prev = ()
-    out._op = ""
     out._fn = None
     out._extra = None
     return out
@@ -547,7 +589,7 @@ def node(fn: type[Function], data: float, prev: tuple[Value, ...], kept: Any = N
     out.grad = 0.0
     if watched_threads and get_ident() in watched_threads:
         return watched(out, prev, fn, kept)
-    out._prev, out._op, out._fn, out._extra = prev, fn.name, fn, None if kept is None else Extra(kept)
+    out._prev, out._fn, out._extra = prev, fn, None if kept is None else Extra(kept)
     return out
 
 
@@ -569,7 +611,7 @@ def operand(x: object) -> Value:
     if isinstance(x, Value):
         return x
     out = leaf(to_float(x, "an operand of a Value op"))
-    out._op = CONSTANT
+    out._extra = Extra(op=CONSTANT)
     return out
 
 

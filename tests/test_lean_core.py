@@ -23,7 +23,8 @@ import pytest
 import micrograd
 from micrograd import Value, func
 from micrograd import math as mm
-from micrograd.engine import Mul, Tanh, builtin_ops
+from micrograd.engine import Add, Mul, Tanh, binary_method, pair_ops, takes_two
+from micrograd.ops import Sum
 from tests.micrograd_reference import ensure_installed
 
 ROOT = Path(micrograd.__file__).resolve().parent.parent
@@ -90,16 +91,38 @@ def test_putting_the_rule_back_restores_the_built_in_op() -> None:
     original = Mul.backward
     Mul.backward = staticmethod(lambda ctx, g: (g, g))  # type: ignore[method-assign, assignment]
     try:
-        assert not Mul.builtin and Mul not in builtin_ops  # the loop's set, which it asks per node
+        assert not Mul.builtin and Mul not in pair_ops  # the loop's set, which it asks per node
         x = Value(3.0)
         (x * x).backward()
         assert x.grad == 2.0  # the patched rule ran: 1 to each operand
     finally:
         Mul.backward = staticmethod(original)  # type: ignore[method-assign]
-    assert Mul.builtin and Mul in builtin_ops
+    assert Mul.builtin and Mul in pair_ops
     x = Value(3.0)
     (x * x).backward()
     assert x.grad == 6.0
+
+
+def test_a_patched_forward_reaches_the_operator_and_the_ops_that_inherit_it() -> None:
+    class Doubled(Mul):  # an op of the user's that inherits Mul's forward, made into a method
+        pass
+
+    Value.doubled = binary_method(Doubled)  # type: ignore[attr-defined]
+    original = Mul.forward
+    try:
+        Mul.forward = staticmethod(lambda ctx, a, b: a * b + 1.0)  # type: ignore[method-assign, assignment]
+        assert (Value(2.0) * 3.0).data == 7.0 and (3.0 * Value(2.0)).data == 7.0
+        assert Value(2.0).doubled(Value(3.0)).data == 7.0  # type: ignore[attr-defined]
+        assert Mul not in pair_ops  # patched: the loop leaves its rules to the checked path
+    finally:
+        Mul.forward = staticmethod(original)  # type: ignore[method-assign]
+        del Value.doubled  # type: ignore[attr-defined]
+    assert (Value(2.0) * 3.0).data == 6.0 and Mul in pair_ops
+
+
+def test_the_loop_runs_only_the_built_in_ops_of_exactly_two_operands() -> None:
+    assert {Add, Mul} <= pair_ops and Tanh not in pair_ops and Sum not in pair_ops  # one, many
+    assert not takes_two(lambda ctx, x, slope=0.1: x) and takes_two(lambda ctx, a, b: a)
 
 
 def test_a_patched_rule_that_returns_too_few_gradients_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -332,3 +355,17 @@ def test_an_observer_hears_every_step_and_the_totals_match_backward() -> None:
     loss.backward()
     assert [trace.grads[v] for v in (a, b)] == [a.grad, b.grad]
     assert [s.node for s in trace.steps] == [v for v in reversed(trace.order) if v._prev]
+
+
+def test_a_nodes_op_name_is_derived_from_its_op_unless_given_one() -> None:
+    import copy
+
+    x = Value(2.0)
+    assert "_op" not in Value.__slots__ and x._op == "" and (x * x)._op == "*" and (x * x).op == "*"
+    assert (x**2)._op == "**2" and copy.copy(x**2)._op == "**2"
+    assert (x * 2.0)._prev[1]._op == "(constant)" and Value(1.0, (x,), "mine")._op == "mine"
+    with micrograd.no_grad():
+        assert (x * 3.0)._op == "(no_grad)"
+    hand = Value(4.0, (x, x), "*")
+    hand._op = "times"  # renamed by hand: kept beside the node
+    assert hand._op == "times" and (x * x)._op == "*"

@@ -1,9 +1,10 @@
 """What a node keeps besides its number and operands, and the slow paths of making and walking one.
 
-Most nodes are six slots (``data``, ``grad``, ``_prev``, ``_op``, ``_fn``, ``_extra``)
-with ``_extra`` None.  The few that have more (a label, hooks, what a user's op
-kept for backward, a hand-written ``_backward`` closure, where ``detect_anomaly``
-saw them made) keep it in one ``Extra``.  Here too: running a lecture-style
+Most nodes are five slots (``data``, ``grad``, ``_prev``, ``_fn``, ``_extra``)
+with ``_extra`` None, their ``_op`` their op's name.  The few that have more (a
+label, hooks, what a user's op kept for backward, a hand-written ``_backward``
+closure, where ``detect_anomaly`` saw them made, an op name of their own) keep it
+in one ``Extra``.  Here too: running a lecture-style
 closure as micrograd 0.1.0 does, and marking nodes made under ``no_grad`` or
 ``detect_anomaly``.  This module knows nodes by their slots and does not import
 the engine (the engine imports it).
@@ -29,19 +30,21 @@ ENGINE_DIRS = tuple(  # frames in these folders are the engine's, not the user's
 
 class Extra:
     """A node's ``_extra``: what its op kept for backward (``ctx``: its Context, or a hand-written
-    ``_backward`` closure), its label, its hooks, and where ``detect_anomaly`` saw it made."""
+    ``_backward`` closure), its label, its hooks, where ``detect_anomaly`` saw it made, and an
+    ``op`` name other than its op's own (None: its op's)."""
 
-    __slots__ = ("ctx", "label", "hooks", "origin")
+    __slots__ = ("ctx", "label", "hooks", "origin", "op")
 
-    def __init__(self, ctx: Any = None) -> None:
+    def __init__(self, ctx: Any = None, op: str | None = None) -> None:
         self.ctx = ctx
         self.label = ""
         self.hooks: list[Callable[[Any], Any]] | None = None
         self.origin: str | None = None
+        self.op = op
 
     def copy(self) -> Extra:
         out = Extra(self.ctx)
-        out.label, out.hooks, out.origin = self.label, self.hooks, self.origin
+        out.label, out.hooks, out.origin, out.op = self.label, self.hooks, self.origin, self.op
         return out
 
 
@@ -63,13 +66,13 @@ def watched(out: N, prev: tuple[Any, ...], fn: Any, kept: Any) -> N:
     record_scopes (the innermost open scope lists the node: micrograd/scopes.py)."""
     ident = get_ident()
     if ident in grad_mode.no_grad_threads:
-        out._prev, out._op, out._fn, out._extra = (), NO_GRAD, None, None  # type: ignore[attr-defined]
+        out._prev, out._fn, out._extra = (), None, Extra(op=NO_GRAD)  # type: ignore[attr-defined]
         return out
     extra = None if kept is None else Extra(kept)
     if ident in grad_mode.anomaly_threads:
         extra = extra or Extra()
         extra.origin = grad_mode.where_made(ENGINE_DIRS)
-    out._prev, out._op, out._fn, out._extra = prev, fn.name, fn, extra  # type: ignore[attr-defined]
+    out._prev, out._fn, out._extra = prev, fn, extra  # type: ignore[attr-defined]
     scopes = grad_mode.scope_stacks.get(ident)
     if scopes:
         scopes[-1].nodes.append(out)

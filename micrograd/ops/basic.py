@@ -522,7 +522,7 @@ def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> V
     first = start if type(start) is Value else operand(start)
     operands: list[Value] = [first]
     numbers = [first.data]
-    forward, name = Mul.forward, Mul.name
+    forward = Mul.forward
     for w, x in zip(ws, xs):  # each product's node made here, as binary_method makes it: a call less
         if type(w) is not Value:
             w = operand(w)
@@ -532,7 +532,6 @@ def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> V
         product.data = number = forward(FORWARD_CTX, w.data, x.data)
         product.grad = 0.0
         product._prev = (w, x)  # one statement a slot, as binary_method
-        product._op = name
         product._fn = Mul
         product._extra = None
         operands.append(product)
