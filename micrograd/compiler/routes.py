@@ -53,36 +53,51 @@ def operand_rows(np: Any, args: Any) -> list[Any]:
     ]
 
 
-def incoming_edges(np: Any, graph: Graph) -> dict[Value, list[int]]:
-    """The ranks of the edges that bring each node a gradient (its operand needs one), in rank
-    order, the order the eager backward adds them in.  Grouped by node in numpy, the nodes
-    numbered once: a GPT step's plan has 100,000 edges, a Python statement each took 40 ms."""
-    nodes, ops, operands = graph.nodes, graph.ops, graph.operands
-    index = dict(zip(nodes, count()))
-    # (no tuple made per edge: an op's edges are its operands, ranked from its node's rank on; an
-    # ordered sum's, its terms)
-    run = [v for v in graph.computed if v in ops]
-    terms = list(_chain.from_iterable(map(operands.__getitem__, [v for v in graph.computed if v not in ops])))
-    arity = np.fromiter(map(len, map(_operands, run)), np.intp, len(run))
-    first = np.fromiter(map(graph.rank.__getitem__, run), np.intp, len(run))
-    n_op = int(arity.sum())
-    # each op edge's rank: its node's first, plus its place among the node's operands
-    at = np.repeat(first - (np.cumsum(arity) - arity), arity) + np.arange(n_op)
-    ids = np.fromiter(
-        map(index.__getitem__, _chain(_chain.from_iterable(map(_operands, run)), map(_first, terms))),
-        np.intp,
-        n_op + len(terms),
-    )
-    ranks = np.concatenate((at, np.fromiter(map(_third, terms), np.intp, len(terms))))
-    needs = np.fromiter(map(graph.needs_grad.get, nodes, repeat(False)), bool, len(nodes))
-    keep = needs[ids]
-    ids, ranks = ids[keep], ranks[keep]
-    order = np.argsort(ids * graph.n_edges + ranks)  # by node, then by rank (ranks: 0 to n_edges - 1)
-    ids, ranks = ids[order], ranks[order]
-    starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1]))) if len(ids) else ids
-    ends = np.append(starts[1:], len(ids)).tolist()
-    flat = ranks.tolist()
-    return {nodes[i]: flat[a:b] for i, a, b in zip(ids[starts].tolist(), starts.tolist(), ends)}
+class Edges:
+    """The graph's edges numbered once, for the router's numpy passes: ``index``, each node's number
+    (its place in ``graph.nodes``); ``incoming``, the ranks of the edges that bring each node a
+    gradient (its operand needs one), in rank order, the order the eager backward adds them in;
+    ``uses``, each node's count of them, by number; ``operand_ids``, the numbers of every op node's
+    operands in turn, node ``v``'s from ``first_operand[v]`` on.
+
+    Grouped by node in numpy, not edge by edge in Python: a 13-token GPT step's plan has 107,000
+    edges, and a Python statement each took 40 ms."""
+
+    def __init__(self, np: Any, graph: Graph) -> None:
+        nodes, ops, operands = graph.nodes, graph.ops, graph.operands
+        self.index = index = dict(zip(nodes, count()))
+        # (no tuple made per edge: an op's edges are its operands, ranked from its node's rank on; an
+        # ordered sum's, its terms)
+        run = [v for v in graph.computed if v in ops]
+        summed = [v for v in graph.computed if v not in ops]
+        terms = list(_chain.from_iterable(map(operands.__getitem__, summed)))
+        arity = np.fromiter(map(len, map(_operands, run)), np.intp, len(run))
+        first = np.fromiter(map(graph.rank.__getitem__, run), np.intp, len(run))
+        n_op = int(arity.sum())
+        before = np.cumsum(arity) - arity  # (each op node's first edge in the flat arrays)
+        self.first_operand = dict(zip(run, before.tolist()))
+        # each op edge's rank: its node's first, plus its place among the node's operands
+        at = np.repeat(first - before, arity) + np.arange(n_op)
+        ids = np.fromiter(
+            map(index.__getitem__, _chain(_chain.from_iterable(map(_operands, run)), map(_first, terms))),
+            np.intp,
+            n_op + len(terms),
+        )
+        self.operand_ids = ids[:n_op]
+        ranks = np.concatenate((at, np.fromiter(map(_third, terms), np.intp, len(terms))))
+        needs = np.fromiter(map(graph.needs_grad.get, nodes, repeat(False)), bool, len(nodes))
+        keep = needs[ids]
+        ids, ranks = ids[keep], ranks[keep]
+        order = np.argsort(ids * graph.n_edges + ranks)  # by node, then by rank (ranks: 0 to n_edges - 1)
+        ids, ranks = ids[order], ranks[order]
+        starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1]))) if len(ids) else ids
+        ends = np.append(starts[1:], len(ids))
+        self.uses = np.zeros(len(nodes), dtype=np.intp)
+        self.uses[ids[starts]] = ends - starts
+        flat = ranks.tolist()
+        self.incoming: dict[Value, list[int]] = {
+            nodes[i]: flat[a:b] for i, a, b in zip(ids[starts].tolist(), starts.tolist(), ends.tolist())
+        }
 
 
 _first, _third, _operands = itemgetter(0), itemgetter(2), attrgetter("_prev")
@@ -107,8 +122,11 @@ class Router:
         # what merged groups pad their nodes' operands with (group_nodes.Pads); None: merge nothing
         self.pads = pads
         np = load_numpy()
-        self.incoming: dict[Value, list[int]] = incoming_edges(np, graph)
+        self.edges = Edges(np, graph)
+        self.incoming = self.edges.incoming
         self.uses = dict(zip(self.incoming, map(len, self.incoming.values())))  # each node's count of them
+        # each node's value slot, by number (-1: a fused link's, which has none)
+        self.slot_of = np.fromiter(map(layout.slot.get, graph.nodes, repeat(-1)), np.intp, len(graph.nodes))
         # (an array, not a dict: a GPT step gathers 66,000 edges, set a block at a time)
         self.edge_slot = np.full(graph.n_edges, -1, dtype=np.intp)
         self.n_contrib = 0
@@ -236,15 +254,21 @@ class Router:
             ranks_of = [pad(key.op, range(b, b + len(v._prev)), arity, None) for b, v in zip(bases, members)]
         grp = Group(key.op, template, start, start + len(members))
         grp.needs = tuple(key.needs[v] if is_operand else False for is_operand, v in grp.template)
-        # one row of slots per node, then transposed: an index array per operand
-        args = per_operand(np, map(slot.__getitem__, _chain.from_iterable(prevs)), len(members))
+        # an index array of slots per operand (operands, nodes), and per operand the most
+        # contributions one of its nodes gets, for all operands at once (a GPT step's Dot groups
+        # have 129 operands and 70,000 edges in all): from the operands' numbers (``Edges``), or
+        # merged, with pads that are no node of the graph, one row of slots per node, transposed
+        if arity:
+            args = per_operand(np, map(slot.__getitem__, _chain.from_iterable(prevs)), len(members))
+            uses = map(self.uses.get, _chain.from_iterable(prevs), repeat(0))
+            most = per_operand(np, uses, len(members)).max(axis=1)
+        else:
+            at = np.fromiter(map(self.edges.first_operand.__getitem__, members), np.intp, len(members))
+            ids = self.edges.operand_ids[np.add.outer(np.arange(len(prevs[0])), at)]
+            args, most = self.slot_of[ids], self.edges.uses[ids].max(axis=1)
         grp.args = list(args)
         # the engine's ops never write into their operands: views of consecutive rows will do
         grp.rows = operand_rows(np, args) if key.op.builtin else grp.args
-        # per operand, its edges' ranks and the most contributions one of its nodes gets, for all
-        # operands at once (a GPT step's Dot groups have 129 operands and 70,000 edges in all)
-        uses = map(self.uses.get, _chain.from_iterable(prevs), repeat(0))
-        most = per_operand(np, uses, len(members)).max(axis=1)
         # (an array of ranks per operand, or merged a tuple with None for each pad)
         by_operand = list(zip(*ranks_of)) if arity else np.add.outer(range(len(key.needs)), bases)
         for k, flag in enumerate(key.needs):
