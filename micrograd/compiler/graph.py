@@ -19,7 +19,7 @@ from typing import NamedTuple
 from .._core.context import args_of
 from .._core.nodes import hooks_of
 from ..engine import Add, Function, HandWritten, Value
-from ..func.reverse import topological_order
+from ..engine import topological_order as walk
 from ..ops.basic import Sub, Sum
 from .errors import CompileError
 from .trace import Trace
@@ -107,14 +107,17 @@ def unreplayable(node: Value) -> str | None:
 def read_graph(trace: Trace) -> Graph:
     """The traced graph, ready to plan: live nodes, ops, fused sums, edge ranks and levels."""
     param_index = {p: i for i, p in enumerate(trace.params)}
-    live = {trace.root}  # parameters and inputs are leaves here
-    order = topological_order(trace.root)
-    for node in reversed(order):
-        if node in live and node._prev and node not in param_index:
-            live.update(node._prev)
-    graph = Graph(trace, [v for v in order if v in live], param_index=param_index)
+    behind = walk((trace.root,))  # (every node the eager backward walks, a parameter's own operands too)
+    order = list(behind)
+    nodes = order
+    if any(map(_operands, trace.params)):  # (compile's parameters are leaves: then every node is live)
+        live = {trace.root}  # parameters and inputs are leaves here
+        for node in reversed(order):
+            if node in live and node._prev and node not in param_index:
+                live.update(node._prev)
+        nodes = [v for v in order if v in live]
+    graph = Graph(trace, nodes, param_index=param_index)
     graph.input_index = {x: i for i, x in enumerate(trace.inputs)}
-    behind = set(order)  # (every node the eager backward walks, a parameter's own operands too)
     graph.reached = [p in behind for p in trace.params]
     # the nodes the replay computes (computed_here), asked once here, not by each pass below (a GPT
     # step: 10,000), in one comprehension with no method call per node
