@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import chain as _chain
-from itertools import count, repeat
-from operator import attrgetter, itemgetter
+from itertools import repeat
 from typing import Any
 
 from ..engine import Value
@@ -53,55 +52,6 @@ def operand_rows(np: Any, args: Any) -> list[Any]:
     ]
 
 
-class Edges:
-    """The graph's edges numbered once, for the router's numpy passes: ``index``, each node's number
-    (its place in ``graph.nodes``); ``incoming``, the ranks of the edges that bring each node a
-    gradient (its operand needs one), in rank order, the order the eager backward adds them in;
-    ``uses``, each node's count of them, by number; ``operand_ids``, the numbers of every op node's
-    operands in turn, node ``v``'s from ``first_operand[v]`` on.
-
-    Grouped by node in numpy, not edge by edge in Python: a 13-token GPT step's plan has 107,000
-    edges, and a Python statement each took 40 ms."""
-
-    def __init__(self, np: Any, graph: Graph) -> None:
-        nodes, ops, operands = graph.nodes, graph.ops, graph.operands
-        self.index = index = dict(zip(nodes, count()))
-        # (no tuple made per edge: an op's edges are its operands, ranked from its node's rank on; an
-        # ordered sum's, its terms)
-        run = [v for v in graph.computed if v in ops]
-        summed = [v for v in graph.computed if v not in ops]
-        terms = list(_chain.from_iterable(map(operands.__getitem__, summed)))
-        arity = np.fromiter(map(len, map(_operands, run)), np.intp, len(run))
-        first = np.fromiter(map(graph.rank.__getitem__, run), np.intp, len(run))
-        n_op = int(arity.sum())
-        before = np.cumsum(arity) - arity  # (each op node's first edge in the flat arrays)
-        self.first_operand = dict(zip(run, before.tolist()))
-        # each op edge's rank: its node's first, plus its place among the node's operands
-        at = np.repeat(first - before, arity) + np.arange(n_op)
-        ids = np.fromiter(
-            map(index.__getitem__, _chain(_chain.from_iterable(map(_operands, run)), map(_first, terms))),
-            np.intp,
-            n_op + len(terms),
-        )
-        self.operand_ids = ids[:n_op]
-        ranks = np.concatenate((at, np.fromiter(map(_third, terms), np.intp, len(terms))))
-        needs = np.fromiter(map(graph.needs_grad.get, nodes, repeat(False)), bool, len(nodes))
-        keep = needs[ids]
-        ids, ranks = ids[keep], ranks[keep]
-        order = np.argsort(ids * graph.n_edges + ranks)  # by node, then by rank (ranks: 0 to n_edges - 1)
-        ids, ranks = ids[order], ranks[order]
-        starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1]))) if len(ids) else ids
-        ends = np.append(starts[1:], len(ids))
-        self.uses = np.zeros(len(nodes), dtype=np.intp)
-        self.uses[ids[starts]] = ends - starts
-        flat = ranks.tolist()
-        self.incoming: dict[Value, list[int]] = {
-            nodes[i]: flat[a:b] for i, a, b in zip(ids[starts].tolist(), starts.tolist(), ends.tolist())
-        }
-
-
-_first, _third, _operands = itemgetter(0), itemgetter(2), attrgetter("_prev")
-
 NONE_SHARED = [(False,) * n for n in range(64)]  # (Router.kinds) no contribution shared, by count
 
 
@@ -122,7 +72,7 @@ class Router:
         # what merged groups pad their nodes' operands with (group_nodes.Pads); None: merge nothing
         self.pads = pads
         np = load_numpy()
-        self.edges = Edges(np, graph)
+        self.edges = graph.numbered
         self.incoming = self.edges.incoming
         self.uses = dict(zip(self.incoming, map(len, self.incoming.values())))  # each node's count of them
         # each node's value slot, by number (-1: a fused link's, which has none)
