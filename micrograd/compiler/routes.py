@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import chain as _chain
 from itertools import repeat
+from operator import not_
 from typing import Any
 
 from ..engine import Value
@@ -253,12 +254,28 @@ class Router:
         backward adds a node's contributions in rank order; so do they (``incoming``'s lists are in
         that order)."""
         np, graph, sharing = load_numpy(), self.graph, self.sharing
+        root = graph.trace.root
+        present = [v for v in filter(incoming.__contains__, nodes) if v is not root]
+        # each node's bucket key, made by maps at C speed, not a Python call per node (a GPT step's
+        # gathers sort 11,000 nodes): its level, the kinds of its contributions, whether wide
+        levels = map(graph.level.get, present, repeat(0))
+        ranks = list(map(incoming.__getitem__, present))
+        if sharing.edges:
+            kind_of: Iterable[tuple[bool, ...]] = map(self.kinds, ranks)
+        else:  # (no contribution shared: one tuple per count)
+            counts = list(map(len, ranks))
+            most = max(counts, default=0)
+            table = NONE_SHARED if most < len(NONE_SHARED) else [(False,) * n for n in range(most + 1)]
+            kind_of = map(table.__getitem__, counts)
+        # into the parameters' gradients: whole rows; into nodes': one column if shared
+        wides = repeat(True) if into else map(sharing.narrow.__contains__, present)
         buckets: dict[tuple[Any, ...], list[Value]] = {}
-        for v in nodes:
-            if v is not graph.trace.root and v in incoming:
-                # into the parameters' gradients: whole rows; into nodes': one column if shared
-                wide = bool(into) or v not in sharing.narrow
-                buckets.setdefault((graph.level.get(v, 0), self.kinds(incoming[v]), wide), []).append(v)
+        for key, v in zip(zip(levels, kind_of, wides if into else map(not_, wides)), present):
+            members = buckets.get(key)
+            if members is None:
+                buckets[key] = [v]
+            else:
+                members.append(v)
         for (level, kinds, wide), members in (
             self.merge_counts(buckets) if self.pads and not into else buckets.items()
         ):
