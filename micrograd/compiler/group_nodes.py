@@ -100,7 +100,9 @@ def group_nodes(
     numbered = graph.numbered
     np = load_numpy()
     needing = np.fromiter(map(graph.needing.__contains__, graph.nodes), bool, len(graph.nodes))
-    needs, first = needing[numbered.operand_ids].tolist(), numbered.first_operand
+    # (as bytes, 0 or 1 each: a slice of them is a copy in C, and hashes in C, where a tuple of a
+    # Dot's 129 bools is hashed element by element at every lookup; tuples again once per group)
+    needs, first = needing[numbered.operand_ids].tobytes(), numbered.first_operand
     for v in graph.computed:
         fn = ops.get(v)
         shared = v in values, v in narrow
@@ -111,7 +113,7 @@ def group_nodes(
             # (as many arguments as operands: all Values, as for most ops, none to look through)
             if v._extra is None or len(args_of(v)) == len(prev):
                 template = templates[v] = _plain(len(prev))
-                key = (level[v], fn, len(prev), tuple(needs[first[v] : first[v] + len(prev)]), *shared, ())
+                key = (level[v], fn, len(prev), needs[first[v] : first[v] + len(prev)], *shared, ())
             else:
                 template = templates[v] = template_of(args_of(v))
                 key = key_of(v, graph, sharing, template)
@@ -120,12 +122,19 @@ def group_nodes(
             groups[key] = [v]
         else:
             members.append(v)
-    made = {GroupKey._make(key): members for key, members in groups.items()}
+    made = {as_key(key): members for key, members in groups.items()}
     keys = sorted(made, key=_level)  # stable: ties keep their first-seen order
     return keys, made, templates
 
 
 _level = itemgetter(0)
+
+
+def as_key(key: tuple[Any, ...]) -> GroupKey:
+    """A key of ``group_nodes``' as the ``GroupKey`` it stands for (its needs as bools, not bytes)."""
+    if type(key[3]) is bytes:
+        key = (*key[:3], tuple(map(bool, key[3])), *key[4:])
+    return GroupKey._make(key)
 
 
 PADDED = "padded"  # GroupKey.arguments of a merged group: (PADDED, its operands' count, padded)
