@@ -83,7 +83,8 @@ class Edges:
     """The graph's edges numbered once, for the planner's numpy passes: ``index``, each node's number
     (its place in ``graph.nodes``); ``incoming``, the ranks of the edges that bring each node a
     gradient (its operand needs one), in rank order, the order the eager backward adds them in;
-    ``uses``, each node's count of them, by number; ``operand_ids``, the numbers of every op node's
+    ``uses``, each node's count of them, by number; ``needs``, whether it needs a gradient, by
+    number; ``operand_ids``, the numbers of every op node's
     operands in turn, node ``v``'s from ``first_operand[v]`` on.
 
     Grouped by node in numpy, not edge by edge in Python: a 13-token GPT step's plan has 107,000
@@ -111,7 +112,7 @@ class Edges:
         )
         self.operand_ids = ids[:n_op]
         ranks = np.concatenate((at, np.fromiter(map(_third, terms), np.intp, len(terms))))
-        needs = np.fromiter(map(graph.needing.__contains__, nodes), bool, len(nodes))
+        self.needs = needs = np.fromiter(map(graph.needing.__contains__, nodes), bool, len(nodes))
         keep = needs[ids]
         ids, ranks = ids[keep], ranks[keep]
         order = np.argsort(ids * graph.n_edges + ranks)  # by node, then by rank (ranks: 0 to n_edges - 1)
@@ -121,9 +122,11 @@ class Edges:
         self.uses = np.zeros(len(nodes), dtype=np.intp)
         self.uses[ids[starts]] = ends - starts
         flat = ranks.tolist()
-        self.incoming: dict[Value, list[int]] = {
-            nodes[i]: flat[a:b] for i, a, b in zip(ids[starts].tolist(), starts.tolist(), ends.tolist())
-        }
+        # (node by node, by maps at C speed: a comprehension made 11,000 entries in 7 ms)
+        targets = map(nodes.__getitem__, ids[starts].tolist())
+        self.incoming: dict[Value, list[int]] = dict(
+            zip(targets, map(flat.__getitem__, map(slice, starts.tolist(), ends.tolist())))
+        )
 
 
 def unreplayable(node: Value) -> str | None:

@@ -24,7 +24,6 @@ from .._core.nodes import CONSTANT
 from ..engine import Function, Value
 from ..ops.basic import DetachedMax, Dot
 from .array_rules import block_rules
-from .errors import load_numpy
 from .graph import Graph
 from .sharing import Sharing
 
@@ -98,11 +97,9 @@ def group_nodes(
     # whether each operand of each op node needs a gradient, for all at once from their numbers
     # (``graph.Edges``), a node's a slice of them: no lookup per operand (a GPT step: 107,000)
     numbered = graph.numbered
-    np = load_numpy()
-    needing = np.fromiter(map(graph.needing.__contains__, graph.nodes), bool, len(graph.nodes))
     # (as bytes, 0 or 1 each: a slice of them is a copy in C, and hashes in C, where a tuple of a
     # Dot's 129 bools is hashed element by element at every lookup; tuples again once per group)
-    needs, first = needing[numbered.operand_ids].tobytes(), numbered.first_operand
+    needs, first = numbered.needs[numbered.operand_ids].tobytes(), numbered.first_operand
     for v in graph.computed:
         fn = ops.get(v)
         shared = v in values, v in narrow
