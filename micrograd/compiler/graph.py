@@ -245,8 +245,10 @@ def rank_edges(graph: Graph, here: list[Value]) -> None:
 def fuse_sums(graph: Graph, sums: dict[Value, float], here: list[Value]) -> None:
     """Left chains of +, - and micrograd.sum, each link the first operand of the next and used
     only there, as one ordered sum each (``graph.operands``): the eager floats, links gone."""
-    # (each sum's count of uses, the only ones asked: a link fuses when used once)
-    uses = Counter(filter(sums.__contains__, flatten(map(_operands, here))))
+    # (the count of uses of each sum that is the first operand of a sum, the only ones asked: a link
+    # fuses when used once; none in a GPT step, whose 100,000 edges are then not walked)
+    links = {first for first in map(_first, map(_operands, sums)) if first in sums}
+    uses = Counter(filter(links.__contains__, flatten(map(_operands, here)))) if links else Counter()
     terms = graph.operands
     for v in sums:  # (in topological order, as ``here``: a link is fused before its sum)
         first, *rest = v._prev
