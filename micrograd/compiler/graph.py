@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain as _chain
-from itertools import count, repeat
+from itertools import compress, count, repeat
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
@@ -113,6 +113,8 @@ class Edges:
         )
         self.operand_ids = ids[:n_op]
         ranks = np.concatenate((at, np.fromiter(map(_third, terms), np.intp, len(terms))))
+        counts = np.concatenate((arity, np.fromiter(map(len, map(operands.__getitem__, summed)), np.intp)))
+        levels_and_needs(np, graph, index, [*run, *summed], counts, ids)
         self.needs = needs = np.fromiter(map(graph.needing.__contains__, nodes), bool, len(nodes))
         keep = needs[ids]
         ids, ranks = ids[keep], ranks[keep]
@@ -178,8 +180,7 @@ def read_graph(trace: Trace) -> Graph:
     fuse_sums(graph, sums, here)
     ops, operands = graph.ops, graph.operands
     graph.computed = [v for v in here if v in ops or v in operands]  # (a fused link: in neither)
-    levels_and_needs(graph)
-    graph.numbered = Edges(load_numpy(), graph)
+    graph.numbered = Edges(load_numpy(), graph)  # (and each computed node's level and needs)
     return graph
 
 
@@ -188,26 +189,50 @@ _first, _third = itemgetter(0), itemgetter(2)
 _operands = attrgetter("_prev")
 
 
-def levels_and_needs(graph: Graph) -> None:
+def levels_and_needs(
+    np: Any, graph: Graph, index: dict[Value, int], consumers: list[Value], arity: Any, operand_ids: Any
+) -> None:
     """Each computed node's level (1 + its deepest operand's; a leaf's is 0) and whether a gradient
-    reaches it."""
-    ops, operands = graph.ops, graph.operands
-    # (every node's level looked up without a default, the leaves' 0 put in first; a node's need of
-    # a gradient asked of its operands by one set operation at C speed: 7 ms less on a GPT step)
-    level = graph.level
-    level.update(dict.fromkeys(graph.nodes, 0))
-    needs = graph.needs_grad
-    needs.update(dict.fromkeys(graph.trace.params, True))
-    needing, get_level = graph.needing, level.__getitem__
-    needing.update(graph.trace.params)
-    for v in graph.computed:  # (an op reads its operands: no list of its terms' values made)
-        values = v._prev if v in ops else list(map(_first, operands[v]))
-        level[v] = 1 + max(map(get_level, values))
-        if needing.isdisjoint(values):
-            needs[v] = False
-        else:
-            needs[v] = True
-            needing.add(v)
+    reaches it, from the numbered edges: ``operand_ids`` holds the operands of ``consumers`` (the
+    computed nodes), ``arity`` of each in turn.  In waves, in numpy: the nodes whose operands are
+    all done, then those they complete, and so on (a GPT step's 43 levels), not node by node (a
+    13-token GPT: 12-16 ms that way, for 107,000 operands)."""
+    n = len(graph.nodes)
+    cons = np.fromiter(map(index.__getitem__, consumers), np.intp, len(consumers))
+    first_edge = np.cumsum(arity) - arity
+    owner = np.repeat(np.arange(len(consumers)), arity)  # (each edge's consumer, by place)
+    computed = np.zeros(n, dtype=bool)
+    computed[cons] = True
+    level = np.zeros(n, dtype=np.intp)
+    needs = np.zeros(n, dtype=bool)
+    needs[[index[p] for p in graph.trace.params if p in index]] = True
+    by_operand = np.argsort(operand_ids, kind="stable")  # (the edges out of each node, together)
+    out_first = np.searchsorted(operand_ids[by_operand], np.arange(n))
+    out_count = np.bincount(operand_ids, minlength=n)
+    pending = np.bincount(owner[computed[operand_ids]], minlength=len(consumers))  # operands not done
+    ready = np.flatnonzero(pending == 0)
+    while ready.size:
+        sizes = arity[ready]
+        offsets = np.cumsum(sizes) - sizes
+        reads = operand_ids[np.repeat(first_edge[ready] - offsets, sizes) + np.arange(int(sizes.sum()))]
+        done = cons[ready]
+        level[done] = 1 + np.maximum.reduceat(level[reads], offsets)
+        needs[done] = np.logical_or.reduceat(needs[reads], offsets)
+        # their consumers have one operand fewer to wait for per edge from them
+        outs = out_count[done]
+        places = np.repeat(out_first[done] - (np.cumsum(outs) - outs), outs) + np.arange(int(outs.sum()))
+        users = owner[by_operand[places]]
+        pending -= np.bincount(users, minlength=len(consumers))
+        ready = np.unique(users[pending[users] == 0])
+    assert not pending.any(), "a computed node whose operands were never all done"
+    graph.level.update(dict.fromkeys(graph.nodes, 0))
+    in_order = np.fromiter(map(index.__getitem__, graph.computed), np.intp, len(graph.computed))
+    graph.level.update(zip(graph.computed, level[in_order].tolist()))
+    graph.needs_grad.update(dict.fromkeys(graph.trace.params, True))
+    needed = needs[in_order].tolist()
+    graph.needs_grad.update(zip(graph.computed, needed))
+    graph.needing.update(graph.trace.params)
+    graph.needing.update(compress(graph.computed, needed))
 
 
 def classify(graph: Graph, here: list[Value]) -> dict[Value, float]:
