@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import repeat
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from .._core.context import args_of
@@ -88,17 +89,49 @@ def group_nodes(
 ) -> tuple[list[GroupKey], dict[GroupKey, list[Value]], dict[Value, Template]]:
     """The groups, their keys in level order (ties in first-seen order), and each op node's template."""
     templates: dict[Value, Template] = {}
-    groups: dict[GroupKey, list[Value]] = {}
+    # (keyed by plain tuples, equal to the GroupKey they become: a GroupKey made per node, through
+    # its Python-level constructor and key_of, took a third of this pass on a GPT step's 7,000 nodes)
+    groups: dict[tuple[Any, ...], list[Value]] = {}
+    level, ops, operands, needs_grad = graph.level, graph.ops, graph.operands, graph.needs_grad
+    values, narrow = sharing.values, sharing.narrow
+    # whether each operand of each op node needs a gradient, for all at once from their numbers
+    # (``graph.Edges``), a node's a slice of them: no lookup per operand (a GPT step: 107,000)
+    numbered = graph.numbered
+    # (as bytes, 0 or 1 each: a slice of them is a copy in C, and hashes in C, where a tuple of a
+    # Dot's 129 bools is hashed element by element at every lookup; tuples again once per group)
+    needs, first = numbered.needs[numbered.operand_ids].tobytes(), numbered.first_operand
     for v in graph.computed:
-        template = None
-        if v in graph.ops:
-            args = args_of(v)
+        fn = ops.get(v)
+        shared = v in values, v in narrow
+        if fn is None:  # an ordered sum
+            key: tuple[Any, ...] = (level[v], None, len(operands[v]), (needs_grad[v],), *shared, ())
+        else:
+            prev = v._prev
             # (as many arguments as operands: all Values, as for most ops, none to look through)
-            plain = len(args) == len(v._prev)
-            template = templates[v] = _plain(len(args)) if plain else template_of(args)
-        groups.setdefault(key_of(v, graph, sharing, template), []).append(v)
-    keys = sorted(groups, key=lambda k: k.level)  # stable: ties keep their first-seen order
-    return keys, groups, templates
+            if v._extra is None or len(args_of(v)) == len(prev):
+                template = templates[v] = _plain(len(prev))
+                key = (level[v], fn, len(prev), needs[first[v] : first[v] + len(prev)], *shared, ())
+            else:
+                template = templates[v] = template_of(args_of(v))
+                key = key_of(v, graph, sharing, template)
+        members = groups.get(key)
+        if members is None:
+            groups[key] = [v]
+        else:
+            members.append(v)
+    made = {as_key(key): members for key, members in groups.items()}
+    keys = sorted(made, key=_level)  # stable: ties keep their first-seen order
+    return keys, made, templates
+
+
+_level = itemgetter(0)
+
+
+def as_key(key: tuple[Any, ...]) -> GroupKey:
+    """A key of ``group_nodes``' as the ``GroupKey`` it stands for (its needs as bools, not bytes)."""
+    if type(key[3]) is bytes:
+        key = (*key[:3], tuple(map(bool, key[3])), *key[4:])
+    return GroupKey._make(key)
 
 
 PADDED = "padded"  # GroupKey.arguments of a merged group: (PADDED, its operands' count, padded)

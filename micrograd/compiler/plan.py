@@ -86,24 +86,14 @@ def make_plan(
     slots = assign_slots(graph, keys, groups, lead, reading_order=layout, pads=pads.constants())
     router = Router(graph, sharing, slots, batched, pads if pad else None)
     built = [(key.level, router.group(key, groups[key], templates)) for key in keys]
-    # Gathers: each node whose contributions went to contribution slots sums them (every edge
-    # into a node that needs a gradient goes straight in or to a slot: asked per node, not per edge)
-    went_straight = router.went_straight
-    gathered = {c: rs for c, rs in router.incoming.items() if c not in went_straight}
-    node_gathers: dict[int, list[Gather]] = {}
-    for level, gather in router.gathers(gathered, graph.computed, slots.slot):
-        node_gathers.setdefault(level, []).append(gather)
-    param_gathers = router.gathers(gathered, slots.slot_params, slots.grad_row, "grads")
-    # (batched) the shared prefixes: the parameters' contributions before their straight last one
-    before_last = {c: sorted(router.incoming[c])[:-1] for c in router.prefixed}
-    prefix_gathers = router.gathers(before_last, slots.slot_params, slots.grad_row, "prefix")
+    node_gathers, param_gathers, prefix_gathers = plan_gathers(graph, router, slots)
     plan = Plan(
         trace,
         slots,
         built,
         node_gathers,
-        [g for _, g in param_gathers],
-        [g for _, g in prefix_gathers],
+        param_gathers,
+        prefix_gathers,
         router.n_contrib,
         len(graph.nodes),
         graph.reached,
@@ -119,6 +109,28 @@ def make_plan(
             if key.op is not None and not key.op.builtin:
                 probe(grp, groups[key][0], (2, 2) if batched else (2,))
     return plan
+
+
+def plan_gathers(
+    graph: Graph, router: Router, slots: Layout
+) -> tuple[dict[int, list[Gather]], list[Gather], list[Gather]]:
+    """The gathers of the nodes' gradients, by level, of the parameters' and (batched) of their
+    shared prefixes, the groups routed (``router``)."""
+    # Each node whose contributions went to contribution slots sums them (every edge into a node
+    # that needs a gradient goes straight in or to a slot: asked per node, not per edge); by node
+    # number (graph.Edges): whether it gathers, and how many of its incoming edges
+    np, edges = load_numpy(), graph.numbered
+    gathered = edges.uses > 0
+    gathered[[edges.index[c] for c in router.went_straight]] = False
+    node_gathers: dict[int, list[Gather]] = {}
+    for level, gather in router.gathers(gathered, edges.uses, graph.computed, slots.slot):
+        node_gathers.setdefault(level, []).append(gather)
+    params = router.gathers(gathered, edges.uses, slots.slot_params, slots.grad_row, "grads")
+    # (batched) the shared prefixes: the parameters' contributions before their straight last one
+    prefixed = np.zeros(len(graph.nodes), dtype=bool)
+    prefixed[[edges.index[c] for c in router.prefixed]] = True
+    prefixes = router.gathers(prefixed, edges.uses - 1, slots.slot_params, slots.grad_row, "prefix")
+    return node_gathers, [g for _, g in params], [g for _, g in prefixes]
 
 
 def same_numbers(a: object, b: object) -> bool:

@@ -10,10 +10,10 @@ one, each node's padded with a slot that holds -0.0, which adds nothing: ``merge
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import chain as _chain
-from itertools import repeat
+from itertools import compress, repeat
+from operator import not_
 from typing import Any
 
 from ..engine import Value
@@ -72,18 +72,11 @@ class Router:
         self.graph, self.sharing, self.layout, self.batched = graph, sharing, layout, batched
         # what merged groups pad their nodes' operands with (group_nodes.Pads); None: merge nothing
         self.pads = pads
-        incoming: defaultdict[Value, list[int]] = defaultdict(list)  # (no empty list made per edge)
-        needs = graph.needs_grad.get
-        for v in graph.computed:
-            for c, r in graph.edges(v):
-                if needs(c, False):
-                    incoming[c].append(r)
-        for rs in incoming.values():
-            rs.sort()  # in rank order, the order the eager backward adds them in
-        self.incoming: dict[Value, list[int]] = dict(incoming)
-        self.uses = dict(zip(incoming, map(len, incoming.values())))  # each node's count of contributions
-        # (an array, not a dict: a GPT step gathers 66,000 edges, set a block at a time)
         np = load_numpy()
+        self.edges = graph.numbered
+        # each node's value slot, by number (-1: a fused link's, which has none)
+        self.slot_of = np.fromiter(map(layout.slot.get, graph.nodes, repeat(-1)), np.intp, len(graph.nodes))
+        # (an array, not a dict: a GPT step gathers 66,000 edges, set a block at a time)
         self.edge_slot = np.full(graph.n_edges, -1, dtype=np.intp)
         self.n_contrib = 0
         self.blocks: list[tuple[int, int, int, int]] = []
@@ -96,7 +89,7 @@ class Router:
         between samples: the shared ones before it add up once, on one column, into the
         parameter's shared prefix, which ``BatchedStep`` adds to every sample's gradient
         afterwards (``prefix + x`` is ``x + prefix``, bit for bit)."""
-        rs, shared = self.incoming[c], self.sharing.edges
+        rs, shared = self.edges.incoming(c), self.sharing.edges
         return (
             self.batched
             and c in self.graph.param_index
@@ -110,19 +103,19 @@ class Router:
         only one (nothing to add), unused (a constant's, an input's) or a parameter's last after
         shared ones, the targets all parameters or all nodes whose gradients are read alike; the
         ``Edge`` (its rows a list), else None."""
-        incoming, is_param = self.incoming, self.graph.param_index.__contains__
+        is_param = self.graph.param_index.__contains__
         # (maps, not a Python frame per target: a GPT step asks this of 70,000 edges)
-        counts = list(map(len, map(incoming.get, targets, repeat(()))))
+        counts = list(map(self.edges.counts.__getitem__, map(self.edges.index.__getitem__, targets)))
         if max(counts, default=0) > 1 and not (
             self.batched and all(n <= 1 or self.after_shared(c, r) for c, r, n in zip(targets, ranks, counts))
         ):
             return None
         if all(map(is_param, targets)):
-            self.prefixed.extend(c for c in targets if len(incoming[c]) > 1)
+            self.prefixed.extend(c for c, n in zip(targets, counts) if n > 1)
             self.went_straight.update(targets)
             return Edge(GRADS, [self.layout.grad_row[c] for c in targets])
         # one column only?
-        read_first = set(map(self.sharing.narrow.__contains__, filter(incoming.__contains__, targets)))
+        read_first = set(map(self.sharing.narrow.__contains__, compress(targets, counts)))
         if any(map(is_param, targets)) or len(read_first) > 1:
             return None
         self.went_straight.update(targets)
@@ -210,15 +203,23 @@ class Router:
             ranks_of = [pad(key.op, range(b, b + len(v._prev)), arity, None) for b, v in zip(bases, members)]
         grp = Group(key.op, template, start, start + len(members))
         grp.needs = tuple(key.needs[v] if is_operand else False for is_operand, v in grp.template)
-        # one row of slots per node, then transposed: an index array per operand
-        args = per_operand(np, map(slot.__getitem__, _chain.from_iterable(prevs)), len(members))
+        # an index array of slots per operand (operands, nodes), and per operand the most
+        # contributions one of its nodes gets, for all operands at once (a GPT step's Dot groups
+        # have 129 operands and 70,000 edges in all): from the operands' numbers (``Edges``), or
+        # merged, with pads that are no node of the graph, one row of slots per node, transposed
+        if arity:
+            args = per_operand(np, map(slot.__getitem__, _chain.from_iterable(prevs)), len(members))
+            # (a pad, no node: -1, which reads the 0 appended)
+            ids = map(self.edges.index.get, _chain.from_iterable(prevs), repeat(-1))
+            uses = np.append(self.edges.uses, 0)[per_operand(np, ids, len(members))]
+            most = uses.max(axis=1)
+        else:
+            at = np.fromiter(map(self.edges.first_operand.__getitem__, members), np.intp, len(members))
+            ids = self.edges.operand_ids[np.add.outer(np.arange(len(prevs[0])), at)]
+            args, most = self.slot_of[ids], self.edges.uses[ids].max(axis=1)
         grp.args = list(args)
         # the engine's ops never write into their operands: views of consecutive rows will do
         grp.rows = operand_rows(np, args) if key.op.builtin else grp.args
-        # per operand, its edges' ranks and the most contributions one of its nodes gets, for all
-        # operands at once (a GPT step's Dot groups have 129 operands and 70,000 edges in all)
-        uses = map(self.uses.get, _chain.from_iterable(prevs), repeat(0))
-        most = per_operand(np, uses, len(members)).max(axis=1)
         # (an array of ranks per operand, or merged a tuple with None for each pad)
         by_operand = list(zip(*ranks_of)) if arity else np.add.outer(range(len(key.needs)), bases)
         for k, flag in enumerate(key.needs):
@@ -243,26 +244,51 @@ class Router:
 
     def gathers(
         self,
-        incoming: dict[Value, list[int]],
+        has: Any,
+        counts: Any,
         nodes: Sequence[Value],
         target: dict[Value, int],
         into: str = "",
     ) -> Iterable[tuple[int, Gather]]:
-        """Gathers for ``nodes`` whose contributions (``incoming``) sit in contribution slots: one
-        per level, count and kind of contributions, and width, each with its level.  The eager
-        backward adds a node's contributions in rank order; so do they (``incoming``'s lists are in
-        that order)."""
-        np, graph, sharing = load_numpy(), self.graph, self.sharing
+        """Gathers for ``nodes`` whose contributions sit in contribution slots (``has``, by node
+        number: the first ``counts`` of its incoming edges, ``graph.Edges``): one per level, count
+        and kind of contributions, and width, each with its level.  The eager backward adds a
+        node's contributions in rank order; so do they (each node's ranks are in that order)."""
+        np, graph, sharing, edges = load_numpy(), self.graph, self.sharing, self.edges
+        # the nodes that gather, in order (a node of no number, a parameter the loss does not read: -1)
+        ids = np.fromiter(map(edges.index.get, nodes, repeat(-1)), np.intp, len(nodes))
+        take = np.append(has, False)[ids]
+        root = edges.index.get(graph.trace.root, -1)
+        if root >= 0:
+            take &= ids != root
+        at = np.flatnonzero(take)
+        present = list(map(nodes.__getitem__, at.tolist()))
+        ids = ids[at]
+        n_of = counts[ids].tolist()
+        # each node's bucket key, made by maps at C speed, not a Python call per node (a GPT step's
+        # gathers sort 11,000 nodes): its level, the kinds of its contributions, whether wide
+        levels = map(graph.level.get, present, repeat(0))
+        if sharing.edges:
+            starts = edges.start[ids].tolist()
+            ranks = [edges.ranks[a : a + n].tolist() for a, n in zip(starts, n_of)]
+            kind_of: Iterable[tuple[bool, ...]] = map(self.kinds, ranks)
+        else:  # (no contribution shared: one tuple per count)
+            most = max(n_of, default=0)
+            table = NONE_SHARED if most < len(NONE_SHARED) else [(False,) * n for n in range(most + 1)]
+            kind_of = map(table.__getitem__, n_of)
+        # into the parameters' gradients: whole rows; into nodes': one column if shared
+        wides = repeat(True) if into else map(not_, map(sharing.narrow.__contains__, present))
         buckets: dict[tuple[Any, ...], list[Value]] = {}
-        for v in nodes:
-            if v is not graph.trace.root and v in incoming:
-                # into the parameters' gradients: whole rows; into nodes': one column if shared
-                wide = bool(into) or v not in sharing.narrow
-                buckets.setdefault((graph.level.get(v, 0), self.kinds(incoming[v]), wide), []).append(v)
+        for key, v in zip(zip(levels, kind_of, wides), present):
+            members = buckets.get(key)
+            if members is None:
+                buckets[key] = [v]
+            else:
+                members.append(v)
         for (level, kinds, wide), members in (
             self.merge_counts(buckets) if self.pads and not into else buckets.items()
         ):
-            slots = self.slot_matrix([incoming[v] for v in members], len(kinds))
+            slots = self.slot_matrix(members, counts, len(kinds))
             gather = Gather(as_index(np, [target[v] for v in members]), slots, kinds, wide)
             gather.into = into
             yield level, gather
@@ -275,17 +301,19 @@ class Router:
             return NONE_SHARED[len(ranks)] if len(ranks) < len(NONE_SHARED) else (False,) * len(ranks)
         return tuple(map(shared.__contains__, ranks))
 
-    def slot_matrix(self, ranks: list[list[int]], uses: int) -> Any:
-        """The contribution slots of each node's edges ``ranks``, as a (uses, nodes) index array,
-        a node with fewer padded with ``pad_slot`` (-0.0).  Read from one flat iterator, not a
-        list per node (a GPT step's gathers read 66,000 slots), and looked up in one take."""
-        np = load_numpy()
-        if any(len(rs) != uses for rs in ranks):  # (counts merged by merge_counts: padded with -1)
-            ranks = [rs + [-1] * (uses - len(rs)) for rs in ranks]
-        flat = np.fromiter(_chain.from_iterable(ranks), np.intp, uses * len(ranks))
-        slots = np.where(flat >= 0, self.edge_slot[flat], self.pad_slot)
+    def slot_matrix(self, members: list[Value], counts: Any, uses: int) -> Any:
+        """The contribution slots of ``members``' edges (the first ``counts`` of each one's incoming
+        edges, by number), as a (uses, nodes) index array, a node with fewer padded with ``pad_slot``
+        (-0.0).  Taken from the numbered edges' ranks in numpy, not from a list per node (a GPT
+        step's gathers read 66,000 slots)."""
+        np, edges = load_numpy(), self.edges
+        ids = np.fromiter(map(edges.index.__getitem__, members), np.intp, len(members))
+        use = np.arange(uses)[:, None]
+        real = use < counts[ids][None, :]  # (counts merged by merge_counts: the rest are pads)
+        at = np.minimum(edges.start[ids][None, :] + use, max(len(edges.ranks) - 1, 0))
+        slots = np.where(real, self.edge_slot[edges.ranks[at]] if len(edges.ranks) else -1, self.pad_slot)
         assert (slots >= 0).all(), "an edge gathered without a contribution slot"
-        return slots.reshape(len(ranks), uses).T.copy()
+        return slots
 
     def merge_counts(
         self, buckets: dict[tuple[Any, ...], list[Value]], waste: float = 2.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from ..engine import Value
 from .graph import Graph
@@ -46,8 +47,14 @@ def shared_by_all_samples(graph: Graph) -> Sharing:
     # what a shared value must not read: inputs and the computed nodes not (yet) found shared
     # (isdisjoint asks it of the operands at C speed, no Python frame per operand)
     unknown = {*graph.computed, *inputs}
-    for v in graph.computed:
-        if (v not in ops or ops[v].builtin) and unknown.isdisjoint(operands_of(graph, v)):
+    operands = graph.operands
+    for v in graph.computed:  # (the operands read in place: no call, no list per node)
+        fn = ops.get(v)
+        if fn is None:
+            if unknown.isdisjoint(map(_first, operands[v])):
+                values.add(v)
+                unknown.discard(v)
+        elif fn.builtin and unknown.isdisjoint(v._prev):
             values.add(v)
             unknown.discard(v)
     gradients, edges = shared_gradients(graph, values)
@@ -56,7 +63,7 @@ def shared_by_all_samples(graph: Graph) -> Sharing:
     wide = {graph.trace.root}  # shared values read as whole rows: the loss and per-sample ops' operands
     for v in graph.computed if values else ():
         if v not in values:
-            wide.update(values.intersection(operands_of(graph, v)))
+            wide.update(values.intersection(v._prev if v in ops else map(_first, operands[v])))
     return Sharing(values, gradients, edges, narrow, wide)
 
 
@@ -86,6 +93,9 @@ def shared_gradients(graph: Graph, values: set[Value]) -> tuple[set[Value], set[
                 pending.add(t.value)
     gradients -= varying
     return gradients, edges
+
+
+_first = itemgetter(0)
 
 
 def operands_of(graph: Graph, v: Value) -> Sequence[Value]:
