@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import micrograd
 from micrograd import Value
-from micrograd.ops import DetachedMax, Pick, weighted_sum
+from micrograd.compiler.array_rules import dot_grid_backward
+from micrograd.ops import Context, DetachedMax, Pick, weighted_sum
 
 SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e-320]
 
@@ -242,3 +243,45 @@ def test_the_max_block_keeps_the_very_operand_the_ops_loop_keeps(columns: list[l
     got = max_block_forward(Context((False,) * n, ()), block)
     want = [DetachedMax.forward(Context((False,) * n, ()), *c) for c in columns]
     assert np.asarray(got).view(np.int64).tolist() == np.array(want).view(np.int64).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 4),
+    positions=st.integers(1, 4),
+    outputs=st.integers(1, 4),
+    batch=st.sampled_from([(), (1,), (2,), (5,)]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_grids_backward_is_each_product_bit_for_bit(
+    n: int, positions: int, outputs: int, batch: tuple[int, ...], seed: int
+) -> None:
+    """``dot_grid_backward`` (x_k copied across the outputs, then multiplied by g in place when there
+    is a batch) gives each contribution ``g[p, i] * x[k, p]`` and ``g[p, i] * w[k, i]``, signed zeros,
+    inf and nan included, into ``out`` or a new array."""
+    rng = np.random.default_rng(seed)
+
+    def draw(*shape: int) -> np.ndarray:
+        values = rng.normal(size=shape) * 10.0 ** rng.integers(-3, 4, size=shape)
+        return np.where(rng.random(shape) < 0.3, rng.choice(SPECIAL, size=shape), values)
+
+    w, x, g = draw(n, outputs, *batch), draw(n, positions, *batch), draw(positions * outputs, *batch)
+    for out in (None, np.empty((2 * n, positions * outputs, *batch))):
+        with np.errstate(all="ignore"):  # (inf times 0 is nan, large times large is inf: as eager's)
+            check_grid_backward(w, x, g, out)
+
+
+def check_grid_backward(w: np.ndarray, x: np.ndarray, g: np.ndarray, out: np.ndarray | None) -> None:
+    """Every row of ``dot_grid_backward``'s result is the product it stands for, bit for bit."""
+    n, positions, outputs, batch = len(w), x.shape[1], w.shape[1], g.shape[1:]
+    ctx = Context((True, True), ())
+    ctx.save_for_backward(w, x)
+    first, rows = dot_grid_backward(ctx, g, out)
+    assert first is g and (out is None or rows is out)
+    grid = rows.reshape(2 * n, positions, outputs, *batch)
+    for k in range(n):
+        for p in range(positions):
+            for i in range(outputs):
+                at = g[p * outputs + i]
+                assert bits(np.ravel(grid[k, p, i]).tolist()) == bits(np.ravel(at * x[k, p]).tolist())
+                assert bits(np.ravel(grid[n + k, p, i]).tolist()) == bits(np.ravel(at * w[k, i]).tolist())

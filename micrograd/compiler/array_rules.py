@@ -181,7 +181,19 @@ def dot_grid_forward_fixed(ctx: Context, block: Any, w: Any, x: Any, out: Any = 
 
 
 def dot_grid_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
-    """``dot_block_backward`` from ``dot_grid_forward``'s saved weights and inputs, broadcast."""
+    """``dot_block_backward`` from ``dot_grid_forward``'s saved weights and inputs, broadcast.
+    The weights' rows ``g * x_k`` are made as ``x_k`` copied across the outputs, then multiplied
+    in place by ``g`` (``x * g`` is ``g * x``, bit for bit): numpy then multiplies whole rows of
+    ``I * batch`` numbers at a time, where ``x_k`` broadcast along the outputs gave it one row of
+    ``batch`` numbers per call of its inner loop (16-name GPT, the five grids' weights' rows:
+    0.79 -> 0.65 ms a step, best of 7 interleaved runs; with no batch axis, 16 -> 20 us: not there).
+
+    >>> import numpy as np
+    >>> ctx = Context((True, True), ()); ctx.save_for_backward(np.ones((1, 2, 2)), np.array([[[-0.0, 3.0]]]))
+    >>> g = np.array([[1.0, 1.0], [-1.0, 2.0]])  # 1 term, 1 position, 2 outputs, 2 samples
+    >>> dot_grid_backward(ctx, g)[1].tolist()
+    [[[-0.0, 3.0], [0.0, 6.0]], [[1.0, 1.0], [-1.0, 2.0]]]
+    """
     np = load_numpy()
     w, x = ctx.saved_tensors
     n, (i_count, p_count) = len(w), (w.shape[1], x.shape[1])
@@ -189,7 +201,11 @@ def dot_grid_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
         out = np.empty((2 * n, *g.shape))
     grid = out.reshape(2 * n, p_count, i_count, *g.shape[1:])
     on_grid = g.reshape(p_count, i_count, *g.shape[1:])[None]
-    np.multiply(on_grid, x[:, :, None], out=grid[:n])  # g * x_k, for each weight
+    if g.ndim > 1:  # (a batch: x_k across the outputs, then times g)
+        np.copyto(grid[:n], x[:, :, None])
+        np.multiply(grid[:n], on_grid, out=grid[:n])  # g * x_k, for each weight
+    else:  # (one number a node: numpy's inner loop takes x_k as one number, already fast)
+        np.multiply(on_grid, x[:, :, None], out=grid[:n])
     np.multiply(on_grid, w[:, None], out=grid[n:])  # g * w_k, for each input
     return g, out
 
