@@ -115,6 +115,29 @@ def test_a_position_embedding_past_a_samples_end_gets_no_gradient() -> None:
     assert whole[0][0] == whole[0][1] == losses[1]
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(1, N), min_size=1, max_size=4), min_size=1, max_size=6))
+def test_reached_by_kept_per_pattern_is_the_rule_each_call(calls: list[list[int]]) -> None:
+    """``reached_by`` keeps its answer per pattern of sizes: asked again (in any order, as a list
+    or an array), the same booleans as the rule, read-only, and bad sizes still refused."""
+    pos = [Value(0.1 * (k + 1)) for k in range(N)]
+
+    def loss(xs: list[Value], scale: Value) -> tuple[Value, list[Value]]:
+        parts = [(x * p) ** 2 for x, p in zip(xs, pos)]
+        return micrograd.sum(parts) * scale, parts
+
+    step = micrograd.compile(loss, ([1.0] * N, 1.0), pos, batched=True, ragged=True, reduction="sum")
+    for sizes in calls + calls[::-1]:
+        want = [[k < n for k in range(N)] for n in sizes]  # step k reads pos[k] only
+        for asked in (sizes, np.array(sizes)):
+            got = step.reached_by(asked)
+            assert got.tolist() == want and not got.flags.writeable
+        with pytest.raises(ValueError, match="list of ints"):
+            step.reached_by(np.array(sizes, dtype=np.float64))
+        with pytest.raises(ValueError, match="from 1 to"):
+            step.reached_by([*sizes, N + 1])
+
+
 def _parts_loss(xs: list[Value], scale: Value) -> tuple[Value, list[Value]]:
     parts = [x * x for x in xs]
     return micrograd.sum(parts) * scale, parts

@@ -536,6 +536,7 @@ class BatchedStep(CompiledStep):
             layout_tags[self._user_order] = self._cuts.param_tags
             self._param_cols = rows_by_tag(layout_tags[:, None])[1]
         self._cut_off: list[tuple[Any, int]] = []
+        self._reached_by: dict[tuple[str, tuple[int, ...], bytes], Any] = {}  # see reached_by
         # (ragged, per call) the samples as loaded, longest first: the caller's index of each
         # (``_order``) and where each of the caller's samples is (``_back``); None: the caller's order
         self._order: Any = None
@@ -562,7 +563,20 @@ class BatchedStep(CompiledStep):
         ``params``), whether the sample's graph holds the parameter: ``(batch, params)`` booleans."""
         if self._cuts is None:
             raise TypeError("reached_by() is a ragged step's (compile(..., batched=True, ragged=True))")
-        return self._cuts.reached(self._check_sizes(sizes, -1)) & self.reached[None, :]
+        # Kept per pattern of sizes (read-only: shared by the calls): a one-name-a-step run asks
+        # for the same few every step.  Keyed by the very bytes and type of sizes checked before,
+        # so a hit holds numbers that passed the check.
+        arr = load_numpy().asarray(sizes)
+        key = (arr.dtype.str, arr.shape, arr.tobytes()) if arr.dtype.kind in "iu" else None
+        found = self._reached_by.get(key) if key is not None else None
+        if found is None:
+            found = self._cuts.reached(self._check_sizes(sizes, -1)) & self.reached[None, :]
+            found.flags.writeable = False
+            if key is not None:
+                if len(self._reached_by) >= 64:  # (a batch's many patterns: keep the last few)
+                    self._reached_by.clear()
+                self._reached_by[key] = found
+        return found
 
     def __repr__(self) -> str:
         return (
