@@ -43,12 +43,24 @@ def pick_forward(ctx: Context, label: Any, *values: Any) -> Any:
 def pick_stacked(ctx: Context, label: Any, stacked: Any) -> Any:
     """``pick_forward`` on the values stacked as the rows of one array."""
     np = load_numpy()
-    hit = label == np.arange(len(stacked), dtype=np.float64).reshape((-1,) + (1,) * label.ndim)
+    hit = label_hits(label, len(stacked))
     found = hit.any(axis=0)
     picked = np.take_along_axis(stacked, hit.argmax(axis=0)[None], axis=0)[0]
     missed = np.where(found, -0.0, np.nan)  # the others' gradient, as Pick's
     ctx.save_for_backward(hit, missed)
     return np.where(found, picked, np.nan)
+
+
+def label_hits(label: Any, count: int) -> Any:
+    """Where ``label`` equals each index ``0 .. count-1``, as Pick compares it (``-0.0`` is 0; nan,
+    0.5 and ``count`` equal none): booleans, one row of ``label``'s shape per index.
+
+    >>> import numpy as np
+    >>> label_hits(np.array([1.0, -0.0, 0.5]), 2).tolist()
+    [[False, True, False], [True, False, False]]
+    """
+    np = load_numpy()
+    return label == np.arange(count, dtype=np.float64).reshape((-1,) + (1,) * label.ndim)
 
 
 def pick_backward(ctx: Context, g: Any) -> tuple[Any, ...]:
@@ -232,7 +244,7 @@ def pick_fixed_forward(ctx: Context, label: Any, values: Any) -> Any:
     nodes, count = values.shape
     found = (label >= 0) & (label < count) & (np.floor(label) == label)  # (nan: False)
     at = np.where(found, label, 0).astype(np.intp)
-    hit = (at == np.arange(count).reshape(-1, 1, 1)) & found
+    hit = label_hits(label, count)
     ctx.save_for_backward(hit, np.where(found, -0.0, np.nan))  # (the others' gradient, as Pick's)
     picked = values.take(at + np.arange(0, nodes * count, count).reshape(-1, 1))  # (row n: n * K + at)
     return np.where(found, picked, np.nan)
