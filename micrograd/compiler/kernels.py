@@ -247,8 +247,7 @@ class Group:
         self.grid = dot_grid(index, width) if forward is dot_block_forward else None
         if self.grid is not None:
             return self.grid_step(src, index[0])
-        fixed = self.fixed is not None and src.ndim == 2 and src.shape[1] > 1 and self.fixed[index[1:]].all()
-        if forward is pick_block_forward and fixed:
+        if forward is pick_block_forward and self.fixed_over_batch(src, index[1:]):
             return self.fixed_pick_step(src, index)
         block = np.empty((*index.shape, *src.shape[1:]))
         take, needs = src.take, self.needs
@@ -262,6 +261,12 @@ class Group:
                 spread[...] = out
 
         return run_block
+
+    def fixed_over_batch(self, src: Floats, slots: Any) -> bool:
+        """Whether ``src`` holds a batch (one axis of more than one sample) and every slot in
+        ``slots`` a value the same for every sample (``fixed``): the fixed kernels' condition."""
+        fixed = self.fixed
+        return fixed is not None and src.ndim == 2 and src.shape[1] > 1 and bool(fixed[slots].all())
 
     def fixed_pick_step(self, src: Floats, index: Any) -> Callable[[], None]:
         """``block_step`` for a Pick group over a batch whose values are the same for every sample
@@ -289,7 +294,7 @@ class Group:
         np, dest, spread, needs, take = load_numpy(), self.dest, self.spread, self.needs, src.take
         weights, inputs = self.grid
         tail = src.shape[1:]
-        if len(tail) == 1 and tail[0] > 1 and self.fixed is not None and self.fixed[weights].all():
+        if self.fixed_over_batch(src, weights):
             return self.fixed_grid_step(src, starts)
         block = np.empty((len(weights) + 1, inputs.shape[1], weights.shape[1], *tail))  # starts, products
         w, x = np.empty((*weights.shape, *tail)), np.empty((*inputs.shape, *tail))
