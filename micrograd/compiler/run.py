@@ -487,7 +487,8 @@ def sole_readers(np: Any, readers: Any, blocks: list[slice]) -> list[int]:
         (n,) = sizes
         read = readers[np.array([b.start for b in blocks])[:, None] + np.arange(n)]
         first = read[:, 0]
-        return np.where((read == first[:, None]).all(axis=1), first, -1).tolist()  # type: ignore[no-any-return]
+        sole = (read == first[:, None]).all(axis=1) & (first >= 0)  # (-2, read by several: none)
+        return np.where(sole, first, -1).tolist()  # type: ignore[no-any-return]
     out = []
     for block in blocks:
         read = readers[block]
