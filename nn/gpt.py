@@ -469,22 +469,25 @@ class TracedLoss:
     new Value: every trace is dropped and made again)."""
 
     def __init__(self, model: GPT) -> None:
+        self.model = model
+        self._hold(model.parameters())
+        self.traces: dict[int, Any] = {}  # a traced length -> the ragged step
+
+    def _hold(self, params: list[Value]) -> None:
+        """Hold ``params``: the list the traces read, the watch on the model, and their arrays."""
         # (the compiler loads on first use, as compile does)
         from micrograd.compiler.flat import shared
         from micrograd.compiler.params import watcher
 
-        self.model = model
-        self.params = model.parameters()
-        self.changed = watcher(model, self.params)  # (cheap: micrograd.compiler.params)
+        self.params = params
+        self.changed = watcher(self.model, params)  # (cheap: micrograd.compiler.params)
         # The parameters' .data and .grad as arrays, shared with an optimizer of the same list
         # (micrograd.compiler.flat), held here: looking them up at every step took 0.1 ms.
-        self.flat = shared(self.params)
-        self.traces: dict[int, Any] = {}  # a traced length -> the ragged step
+        self.flat = shared(params)
 
     def follow_the_model(self) -> None:
         """Trace again, with a ``RetraceWarning``, if a parameter of the model was replaced."""
-        from micrograd.compiler.flat import shared
-        from micrograd.compiler.params import RetraceWarning, name_of, replaced_at, watcher, what_changed
+        from micrograd.compiler.params import RetraceWarning, name_of, replaced_at, what_changed
 
         now = self.changed()
         at = None if now is None else replaced_at(now, self.params)
@@ -497,8 +500,7 @@ class TracedLoss:
             RetraceWarning,
             stacklevel=frames_here(),
         )
-        self.params, self.changed = list(now), watcher(self.model, now)
-        self.flat = shared(self.params)
+        self._hold(list(now))
         self.traces.clear()
 
     def step_for(self, length: int) -> Any:
