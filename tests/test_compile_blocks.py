@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 import struct
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,6 +26,14 @@ def bits(xs: list[float]) -> list[bytes]:
     """Each number's bits, every nan as one (as tests/test_compile.py's ``same``: which nan two nans
     give is the hardware's choice of operand, which numpy's compiled loops may take in the other order)."""
     return [b"nan" if math.isnan(x) else struct.pack("d", x) for x in xs]
+
+
+def assert_is_eager(loss: Any, grads: Any, eager: Value, params: list[Value], unused: bool = False) -> None:
+    """A replayed sample's loss and gradients are the eager engine's on its graph ``eager``, bit for
+    bit (with ``unused``, a parameter the graph does not read has gradient 0.0)."""
+    assert bits([float(loss)]) == bits([eager.data])
+    want = micrograd.grad(eager, params, allow_unused=unused)
+    assert bits(list(map(float, grads))) == bits([0.0 if g is None else g for g in want])
 
 
 def dot_net(params: list[Value], n: int, xs: list[Value]) -> Value:
@@ -65,10 +74,9 @@ def test_dot_block_batched_is_the_eager_loop(n: int) -> None:
     batch = np.array([[rng.gauss(0, 1) for _ in range(n)] for _ in range(6)])
     losses, grads = step.per_sample(batch)
     for row, x in enumerate(batch.tolist()):
-        eager = dot_net(params, n, [Value(v) for v in x])
-        want = micrograd.grad(eager, params, allow_unused=True)
-        assert bits([losses[row]]) == bits([eager.data])
-        assert bits(grads[row].tolist()) == bits([0.0 if g is None else g for g in want])
+        assert_is_eager(
+            losses[row], grads[row], dot_net(params, n, [Value(v) for v in x]), params, unused=True
+        )
 
 
 def pick_max_net(params: list[Value], label: Value, xs: list[Value]) -> Value:
@@ -118,9 +126,9 @@ def test_a_batched_pick_of_parameters_reads_each_samples_own_entry_bit_for_bit()
     picks = [grp for _, grp in step._groups if grp.fn is Pick]
     assert picks and all(grp.fixed[np.stack(grp.args)[1:]].all() for grp in picks)  # (the fixed path)
     for i in range(len(xs)):
-        eager = loss(Value(float(xs[i])), [Value(float(v)) for v in labels[i]])
-        assert bits([float(losses[i])]) == bits([eager.data])
-        assert bits(list(map(float, grads[i]))) == bits(micrograd.grad(eager, params))
+        assert_is_eager(
+            losses[i], grads[i], loss(Value(float(xs[i])), [Value(float(v)) for v in labels[i]]), params
+        )
 
 
 def test_a_clone_of_a_batched_step_keeps_its_own_arrays() -> None:
@@ -172,9 +180,7 @@ def test_a_grid_whose_weights_differ_by_sample_replays_bit_for_bit(monkeypatch: 
     grids = [grp for _, grp in step._groups if grp.grid is not None]
     assert grids and not any(grp.fixed[grp.grid[0]].all() for grp in grids)
     for i, x in enumerate(xs):
-        eager = loss([Value(float(v)) for v in x])
-        assert bits([float(losses[i])]) == bits([eager.data])
-        assert bits(list(map(float, grads[i]))) == bits(micrograd.grad(eager, scales))
+        assert_is_eager(losses[i], grads[i], loss([Value(float(v)) for v in x]), scales)
 
 
 @pytest.mark.parametrize("zeros", [False, True])
@@ -212,11 +218,8 @@ def test_a_linear_layer_over_positions_replays_on_its_grid_bit_for_bit(
     assert grids  # (the grid ran; batched, on weights the same for every sample: fixed_grid_step)
     assert all(grp.fixed[grp.grid[0]].all() for grp in grids)
     for i, x in enumerate(xs if batched else xs[:1]):
-        eager = loss([Value(v) for v in x])
-        want = micrograd.grad(eager, params)
         loss_i, grads_i = (got[0][i], got[1][i]) if batched else got
-        assert bits([float(loss_i)]) == bits([eager.data])
-        assert bits(list(map(float, grads_i))) == bits(want)
+        assert_is_eager(loss_i, grads_i, loss([Value(v) for v in x]), params)
     # a dot of a vector with itself (an rmsnorm's) is no grid: every node reads its own pairs
     assert dot_grid(np.array([[0, 0], [1, 2], [1, 2]])) is None
     assert dot_grid(np.array([[0, 0, 0, 0], [1, 2, 1, 2], [5, 5, 6, 6]])) is not None
