@@ -61,12 +61,12 @@ a package cannot share one name once the package loads on first use).
 
 from __future__ import annotations
 
-import gc
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
+from .._core.bookkeeping import collector_paused
 from ..engine import Value
 from .errors import CompileError
 from .params import HasParameters, ReplacedParameterError, RetraceWarning
@@ -154,18 +154,13 @@ def traced_step(
     found = params if model is None else model.parameters()
     if ragged in ("mean", "sum"):  # the loss made here, its 1 / size an input of its own
         fn, args = partial(reduce_parts, fn, ragged), (*args, 1.0)
-    # Python's collector paused while the graph is made too, not only planned (plan_and_bind):
+    # Python's collector paused while the graph is made, as while it is planned (plan_and_bind):
     # tracing a 13-token GPT makes 14,000 nodes, and a collection then walks every object the
     # program keeps (a training run's earlier traces too): a trace took 67 ms on average with it,
     # 36 without (12 traces, 4 kept before)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         traced = trace(partial(loss_and_parts, fn, parts) if ragged else fn, args, found)
         step = plan_and_bind(traced, batched, reduction, parts if ragged else None)
-    finally:
-        if collecting:
-            gc.enable()
     if isinstance(step, BatchedStep) and ragged in ("mean", "sum"):
         step.part_reduction = ragged
     if model is not None:
@@ -225,20 +220,15 @@ def loss_and_parts(fn: Callable[..., Any], parts: list[Any], *args: Any) -> Valu
 def plan_and_bind(
     traced: Trace, batched: bool, reduction: str, parts: list[Value] | None = None
 ) -> CompiledStep:
-    """The step of ``traced``: its plan, bound to its arrays, with Python's collector paused.
+    """The step of ``traced``: its plan, bound to its arrays (``traced_step`` runs it with Python's
+    collector paused).
 
     The plan and the step's arrays make no reference cycles, only many small dicts, lists and
     tuples (a GPT step's graph: 84,000 edges), over which the collector would re-walk the traced
     graph again and again: paused, as ``backward()`` pauses it (measured on a 9-token GPT
     document: 214-260 ms against 277-305 ms)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        plan = make_plan(traced, batched=batched)
-        return BatchedStep(plan, reduction, parts) if batched else CompiledStep(plan)
-    finally:
-        if collecting:
-            gc.enable()
+    plan = make_plan(traced, batched=batched)
+    return BatchedStep(plan, reduction, parts) if batched else CompiledStep(plan)
 
 
 def check_options(
