@@ -12,7 +12,6 @@ time, with a ``CompileError`` that says how to fix it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..engine import Value, vjp
 from .errors import HOW_TO_FIX, CompileError, load_numpy
@@ -41,10 +40,9 @@ class Plan:
     n_contrib: int
     num_nodes: int  # traced nodes the loss depends on
     reached: list[bool]  # per parameter: whether the loss's graph holds it (Graph.reached)
-    # what ragged.py reads to cut a sample's graph: the graph, each gathered edge's contribution
-    # slot (by rank) and the parameters whose last contribution goes straight in (Router's)
+    # what ragged.py reads to cut a sample's graph: the graph and the parameters whose last
+    # contribution goes straight in (Router's)
     graph: Graph | None = None
-    edge_slot: Any = None  # (an array: each rank's contribution slot, -1 if not gathered)
     prefixed: list[Value] = field(default_factory=list)
     pad_slot: int = -1  # a contribution slot that holds -0.0, which merged gathers pad with; -1: none
     # whose edges fill the contribution slots, block by block (Router.blocks): what ragged.py tags them by
@@ -98,7 +96,6 @@ def make_plan(
         len(graph.nodes),
         graph.reached,
         graph,
-        router.edge_slot,
         router.prefixed,
         router.pad_slot,
         router.blocks,
