@@ -53,7 +53,7 @@ def operand_rows(np: Any, args: Any) -> list[Any]:
     ]
 
 
-NONE_SHARED = [(False,) * n for n in range(64)]  # (Router.kinds) no contribution shared, by count
+NONE_SHARED = [(False,) * n for n in range(64)]  # (Router.gathers) no contribution shared, by count
 
 
 class Router:
@@ -294,12 +294,9 @@ class Router:
             yield level, gather
 
     def kinds(self, ranks: list[int]) -> tuple[bool, ...]:
-        """Per edge of ``ranks``, whether the samples share its contribution.  (Most steps share
-        none: then one tuple per count, not a set lookup per edge.)"""
-        shared = self.sharing.edges
-        if not shared:
-            return NONE_SHARED[len(ranks)] if len(ranks) < len(NONE_SHARED) else (False,) * len(ranks)
-        return tuple(map(shared.__contains__, ranks))
+        """Per edge of ``ranks``, whether the samples share its contribution (asked where some are
+        shared: ``gathers`` gives a step that shares none one tuple per count)."""
+        return tuple(map(self.sharing.edges.__contains__, ranks))
 
     def slot_matrix(self, members: list[Value], counts: Any, uses: int) -> Any:
         """The contribution slots of ``members``' edges (the first ``counts`` of each one's incoming
