@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain as _chain
-from itertools import compress, count, repeat
+from itertools import count, repeat
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
@@ -47,8 +47,7 @@ class Graph:
     ``terms`` gives them, are its operands in order: no list kept per op); ``rank``: the place of edge
     ``(node, 0)`` in the eager backward's order (edge ``(node, k)``'s is ``rank[node] + k``);
     ``level``: 1 + the deepest operand's;
-    ``needs_grad``: whether a gradient reaches it from a parameter (``needing``: the nodes it does
-    reach, a set); ``reached``: per parameter,
+    ``needs_grad``: whether a gradient reaches it from a parameter; ``reached``: per parameter,
     whether the loss's graph holds it (the eager backward walks it: where every path carries a
     gradient, as in ``nn.GPT``'s loss, exactly where ``grad(..., allow_unused=True)`` gives a number)."""
 
@@ -60,16 +59,11 @@ class Graph:
     rank: dict[Value, int] = field(default_factory=dict)
     level: dict[Value, int] = field(default_factory=dict)
     needs_grad: dict[Value, bool] = field(default_factory=dict)
-    needing: set[Value] = field(default_factory=set)
     param_index: dict[Value, int] = field(default_factory=dict)
     input_index: dict[Value, int] = field(default_factory=dict)
     reached: list[bool] = field(default_factory=list)
     n_edges: int = 0  # the count of edges ranked, every rank below it
     numbered: Edges = field(init=False)  # (read_graph) the edges numbered, for numpy passes
-
-    def computed_here(self, v: Value) -> bool:
-        """Whether the replay computes ``v`` (else it is read: an input, a parameter, a constant)."""
-        return bool(v._prev) and v not in self.param_index and v not in self.input_index
 
     def terms(self, v: Value) -> list[Term]:
         """The terms of computed node ``v``: an ordered sum's, or an op's operands in order, each
@@ -114,8 +108,7 @@ class Edges:
         self.operand_ids = ids[:n_op]
         ranks = np.concatenate((at, np.fromiter(map(_third, terms), np.intp, len(terms))))
         counts = np.concatenate((arity, np.fromiter(map(len, map(operands.__getitem__, summed)), np.intp)))
-        levels_and_needs(np, graph, index, [*run, *summed], counts, ids)
-        self.needs = needs = np.fromiter(map(graph.needing.__contains__, nodes), bool, len(nodes))
+        self.needs = needs = levels_and_needs(np, graph, index, [*run, *summed], counts, ids)
         keep = needs[ids]
         ids, ranks = ids[keep], ranks[keep]
         order = np.argsort(ids * graph.n_edges + ranks)  # by node, then by rank (ranks: 0 to n_edges - 1)
@@ -171,8 +164,8 @@ def read_graph(trace: Trace) -> Graph:
     graph = Graph(trace, nodes, param_index=param_index)
     graph.input_index = {x: i for i, x in enumerate(trace.inputs)}
     graph.reached = [p in behind for p in trace.params]
-    # the nodes the replay computes (computed_here), asked once here, not by each pass below (a GPT
-    # step: 10,000), in one comprehension with no method call per node
+    # the nodes the replay computes (those with operands, not an input or a parameter, which it
+    # reads), asked once here, not by each pass below (a GPT step: 10,000), with no call per node
     fed = param_index.keys() | graph.input_index.keys()
     here = [v for v in graph.nodes if v._prev and v not in fed]
     sums = classify(graph, here)
@@ -191,12 +184,13 @@ _operands = attrgetter("_prev")
 
 def levels_and_needs(
     np: Any, graph: Graph, index: dict[Value, int], consumers: list[Value], arity: Any, operand_ids: Any
-) -> None:
+) -> Any:
     """Each computed node's level (1 + its deepest operand's; a leaf's is 0) and whether a gradient
     reaches it, from the numbered edges: ``operand_ids`` holds the operands of ``consumers`` (the
     computed nodes), ``arity`` of each in turn.  In waves, in numpy: the nodes whose operands are
     all done, then those they complete, and so on (a GPT step's 43 levels), not node by node (a
-    13-token GPT: 12-16 ms that way, for 107,000 operands)."""
+    13-token GPT: 12-16 ms that way, for 107,000 operands).  Set in ``graph.level`` and
+    ``graph.needs_grad``; returned: the needs by node number (``index``)."""
     n = len(graph.nodes)
     cons = np.fromiter(map(index.__getitem__, consumers), np.intp, len(consumers))
     first_edge = np.cumsum(arity) - arity
@@ -229,10 +223,8 @@ def levels_and_needs(
     in_order = np.fromiter(map(index.__getitem__, graph.computed), np.intp, len(graph.computed))
     graph.level.update(zip(graph.computed, level[in_order].tolist()))
     graph.needs_grad.update(dict.fromkeys(graph.trace.params, True))
-    needed = needs[in_order].tolist()
-    graph.needs_grad.update(zip(graph.computed, needed))
-    graph.needing.update(graph.trace.params)
-    graph.needing.update(compress(graph.computed, needed))
+    graph.needs_grad.update(zip(graph.computed, needs[in_order].tolist()))
+    return needs
 
 
 def classify(graph: Graph, here: list[Value]) -> dict[Value, float]:
