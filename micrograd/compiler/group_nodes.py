@@ -67,11 +67,10 @@ def _plain(n: int) -> Template:
     return tuple((True, k) for k in range(n))
 
 
-def key_of(v: Value, graph: Graph, sharing: Sharing, template: Template | None) -> GroupKey:
-    """The group ``v`` belongs to (``template``: its op's arguments; None for an ordered sum)."""
+def key_of(v: Value, graph: Graph, sharing: Sharing, template: Template) -> GroupKey:
+    """The group of op node ``v`` whose arguments (``template``) are not its operands alone (an
+    ordered sum's key, and a plain op's, ``group_nodes`` makes itself, as plain tuples)."""
     shared, narrow = v in sharing.values, v in sharing.narrow
-    if template is None:
-        return GroupKey(graph.level[v], None, len(graph.operands[v]), (graph.needs_grad[v],), shared, narrow)
     needs = tuple(map(graph.needs_grad.get, v._prev, repeat(False)))
     if template is _plain(len(template)):  # operands only (a Dot's 33 or 129): nothing to look through
         return GroupKey(graph.level[v], graph.ops[v], len(template), needs, shared, narrow)
