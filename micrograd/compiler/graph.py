@@ -99,7 +99,7 @@ class Edges:
         before = np.cumsum(arity) - arity  # (each op node's first edge in the flat arrays)
         self.first_operand = dict(zip(run, before.tolist()))
         # each op edge's rank: its node's first, plus its place among the node's operands
-        at = np.repeat(first - before, arity) + np.arange(n_op)
+        at = concatenated_ranges(np, first, arity)
         ids = np.fromiter(
             map(index.__getitem__, _chain(_chain.from_iterable(map(_operands, run)), map(_first, terms))),
             np.intp,
@@ -208,13 +208,13 @@ def levels_and_needs(
     while ready.size:
         sizes = arity[ready]
         offsets = np.cumsum(sizes) - sizes
-        reads = operand_ids[np.repeat(first_edge[ready] - offsets, sizes) + np.arange(int(sizes.sum()))]
+        reads = operand_ids[concatenated_ranges(np, first_edge[ready], sizes)]
         done = cons[ready]
         level[done] = 1 + np.maximum.reduceat(level[reads], offsets)
         needs[done] = np.logical_or.reduceat(needs[reads], offsets)
         # their consumers have one operand fewer to wait for per edge from them
         outs = out_count[done]
-        places = np.repeat(out_first[done] - (np.cumsum(outs) - outs), outs) + np.arange(int(outs.sum()))
+        places = concatenated_ranges(np, out_first[done], outs)
         users = owner[by_operand[places]]
         pending -= np.bincount(users, minlength=len(consumers))
         ready = np.unique(users[pending[users] == 0])
@@ -225,6 +225,18 @@ def levels_and_needs(
     graph.needs_grad.update(dict.fromkeys(graph.trace.params, True))
     graph.needs_grad.update(zip(graph.computed, needs[in_order].tolist()))
     return needs
+
+
+def concatenated_ranges(np: Any, starts: Any, sizes: Any) -> Any:
+    """``starts[i]`` to ``starts[i] + sizes[i] - 1`` for each ``i`` in turn, as one array: the places
+    of each node's run of edges, all at once.
+
+    >>> np = load_numpy()
+    >>> concatenated_ranges(np, np.array([5, 0]), np.array([2, 3])).tolist()
+    [5, 6, 0, 1, 2]
+    """
+    before = np.cumsum(sizes) - sizes  # (where each run begins in the result)
+    return np.repeat(starts - before, sizes) + np.arange(int(sizes.sum()))
 
 
 def classify(graph: Graph, here: list[Value]) -> dict[Value, float]:

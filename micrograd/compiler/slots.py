@@ -19,7 +19,7 @@ from operator import attrgetter
 from .._core.nodes import CONSTANT
 from ..engine import Value
 from .errors import load_numpy
-from .graph import Graph, Term
+from .graph import Graph, Term, concatenated_ranges
 from .group_nodes import GroupKey, merged_arity
 
 
@@ -136,7 +136,7 @@ def params_read(graph: Graph, nodes: list[Value]) -> list[Value]:
     at = np.fromiter(map(numbered.first_operand.__getitem__, nodes), np.intp, len(nodes))
     arity = np.fromiter(map(len, map(_operands, nodes)), np.intp, len(nodes))
     # each node's operands' places in the numbered operands, node after node
-    places = np.repeat(at - (np.cumsum(arity) - arity), arity) + np.arange(int(arity.sum()))
+    places = concatenated_ranges(np, at, arity)
     ids = numbered.operand_ids[places]
     is_param = np.zeros(len(graph.nodes), dtype=bool)
     is_param[[numbered.index[p] for p in graph.param_index if p in numbered.index]] = True
