@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import random
-import struct
 from typing import Any
 
 import numpy as np
@@ -18,14 +17,9 @@ import micrograd
 from micrograd import Value
 from micrograd.compiler.array_rules import dot_grid_backward
 from micrograd.ops import Context, DetachedMax, Pick, weighted_sum
+from tests.float_bits import bits
 
 SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e-320]
-
-
-def bits(xs: list[float]) -> list[bytes]:
-    """Each number's bits, every nan as one (as tests/test_compile.py's ``same``: which nan two nans
-    give is the hardware's choice of operand, which numpy's compiled loops may take in the other order)."""
-    return [b"nan" if math.isnan(x) else struct.pack("d", x) for x in xs]
 
 
 def assert_is_eager(loss: Any, grads: Any, eager: Value, params: list[Value], unused: bool = False) -> None:

@@ -6,7 +6,6 @@ bit (signed zeros, inf and nan included), unbatched, batched and ragged, and the
 from __future__ import annotations
 
 import math
-import struct
 
 import numpy as np
 import pytest
@@ -18,14 +17,10 @@ from micrograd import Value
 from micrograd.compiler.plan import make_plan
 from micrograd.compiler.trace import trace
 from micrograd.ops import DetachedMax, weighted_sum
+from tests.float_bits import bits
 
 SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e-320]
 T = 5  # positions traced: the longest "document"
-
-
-def bits(xs: list[float]) -> list[bytes]:
-    """Each number's bits, every nan as one (which nan two nans give is the hardware's choice)."""
-    return [b"nan" if math.isnan(x) else struct.pack("d", x) for x in xs]
 
 
 def attention_parts(w: list[Value], xs: list[Value]) -> list[Value]:

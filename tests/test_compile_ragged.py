@@ -14,12 +14,9 @@ from hypothesis import strategies as st
 import micrograd
 from micrograd import Value
 from micrograd.compiler import CompileError
+from tests.float_bits import raw_bits
 
 N = 5  # the traced sequence length: the most parts a sample has
-
-
-def _bits(xs: object) -> list[int]:
-    return np.array(xs, dtype=np.float64).view(np.int64).tolist()  # type: ignore[no-any-return]
 
 
 def rnn_parts(w: list[Value], xs: list[Value], ys: list[Value]) -> list[Value]:
@@ -84,16 +81,16 @@ def test_a_ragged_batch_is_each_samples_own_smaller_graph_bit_for_bit(
     reached = step.reached_by(sizes)
     for i, n in enumerate(sizes):
         want_loss, want_grads = eager(w, list(xs[i]), list(ys[i]), n)
-        assert _bits(losses[i]) == _bits(want_loss)
+        assert raw_bits(losses[i]) == raw_bits(want_loss)
         for j, g in enumerate(want_grads):
             assert reached[i, j] == (g is not None)
-            assert _bits(grads[i, j]) == _bits(-0.0 if g is None else g)
+            assert raw_bits(grads[i, j]) == raw_bits(-0.0 if g is None else g)
     # the step's sum over the samples: the eager loop of backward() calls from zero (-0.0 adds nothing)
     total, summed = step(xs, ys, 1.0 / np.array(sizes), sizes=sizes)
     want = np.full(len(w), -0.0)  # (-0.0 + x is x: the first sample's own gradients)
     for i, n in enumerate(sizes):
         want = want + np.array([-0.0 if g is None else g for g in eager(w, list(xs[i]), list(ys[i]), n)[1]])
-    assert _bits(summed) == _bits(want)
+    assert raw_bits(summed) == raw_bits(want)
     assert total == pytest.approx(float(np.sum(losses)))
     assert step.forward(xs, ys, 1.0 / np.array(sizes), sizes=sizes) == total
 
@@ -109,7 +106,7 @@ def test_a_position_embedding_past_a_samples_end_gets_no_gradient() -> None:
     sizes = [2, N]
     losses, grads = step.per_sample(np.ones((2, N)), [0.5, 1.0 / N], sizes=sizes)
     assert step.reached_by(sizes).tolist() == [[True, True, False, False, False], [True] * N]
-    assert _bits(grads[0, 2:]) == _bits([-0.0] * 3) and grads[1, 4] != 0.0
+    assert raw_bits(grads[0, 2:]) == raw_bits([-0.0] * 3) and grads[1, 4] != 0.0
     assert losses[0] == (0.1**2 + 0.2**2) * 0.5
     whole = step.per_sample(np.ones((2, N)), [1.0 / N] * 2)  # no sizes: every sample whole
     assert whole[0][0] == whole[0][1] == losses[1]
@@ -217,8 +214,8 @@ def test_a_cut_position_that_overflows_leaves_the_weights_gradients_alone() -> N
             p.grad = None
         want = micrograd.sum(parts_of(xv + [Value(0.0)] * ((positions - n) * n_in))[:n])
         want.backward()
-        assert _bits(losses[i]) == _bits(want.data)
-        assert _bits(grads[i]) == _bits([p.grad for p in params])
+        assert raw_bits(losses[i]) == raw_bits(want.data)
+        assert raw_bits(grads[i]) == raw_bits([p.grad for p in params])
 
 
 def test_a_parameter_no_sample_reaches_keeps_a_positive_zero_as_in_the_eager_loop() -> None:
@@ -234,12 +231,12 @@ def test_a_parameter_no_sample_reaches_keeps_a_positive_zero_as_in_the_eager_loo
         )
         total, grads = step([[1.0, 1.0], [2.0, 3.0]], sizes=[1, 1])
         assert total == (5.0 + 10.0) / (2 if reduction == "mean" else 1)
-        assert _bits(grads) == _bits([1.5 if reduction == "mean" else 3.0, 0.0])  # u: +0.0, not -0.0
+        assert raw_bits(grads) == raw_bits([1.5 if reduction == "mean" else 3.0, 0.0])  # u: +0.0, not -0.0
     for p in (w, u):  # the eager loop over the samples' own graphs: u's .grad is never touched
         p.grad = 0.0
     for xs in ([1.0], [2.0]):
         loss([Value(x) for x in xs] + [Value(0.0)])[1][0].backward()
-    assert _bits([w.grad, u.grad]) == _bits([3.0, 0.0])
+    assert raw_bits([w.grad, u.grad]) == raw_bits([3.0, 0.0])
 
 
 def test_per_sample_gives_unread_parameters_the_zeros_its_docstring_says() -> None:
@@ -250,9 +247,9 @@ def test_per_sample_gives_unread_parameters_the_zeros_its_docstring_says() -> No
 
     step = micrograd.compile(parts, ([1.0, 1.0],), [w, u, v], batched=True, ragged="sum", batch_axis=0)
     losses, grads = step.per_sample([[2.0, 3.0], [4.0, 5.0]], sizes=[2, 1])
-    assert _bits(losses) == _bits([10.0, 2.0])
-    assert _bits(grads[0]) == _bits([2.0, 0.0, 3.0])
-    assert _bits(grads[1]) == _bits([4.0, 0.0, -0.0])  # u: +0.0 (never read); v: -0.0 (cut off)
+    assert raw_bits(losses) == raw_bits([10.0, 2.0])
+    assert raw_bits(grads[0]) == raw_bits([2.0, 0.0, 3.0])
+    assert raw_bits(grads[1]) == raw_bits([4.0, 0.0, -0.0])  # u: +0.0 (never read); v: -0.0 (cut off)
 
 
 def test_a_part_that_reaches_a_parameter_with_a_negative_zero_keeps_it() -> None:
@@ -264,7 +261,7 @@ def test_a_part_that_reaches_a_parameter_with_a_negative_zero_keeps_it() -> None
 
     step = micrograd.compile(loss, ([1.0, 1.0],), [u], batched=True, ragged=True, reduction="sum")
     _, grads = step([[1.0, -0.0]], sizes=[2])
-    assert _bits(grads) == _bits([-0.0])  # reached, its gradient is -0.0: kept, as backward() keeps it
+    assert raw_bits(grads) == raw_bits([-0.0])  # reached, its gradient is -0.0: kept, as backward() keeps it
 
 
 def test_parts_that_read_no_input_are_refused_with_the_reason() -> None:

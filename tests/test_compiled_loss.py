@@ -4,8 +4,6 @@ loss and gradients the eager engine's on its ids as Values, bit for bit, at ever
 
 from __future__ import annotations
 
-import math
-import struct
 import warnings
 from typing import Any
 
@@ -16,16 +14,13 @@ from hypothesis import strategies as st
 from micrograd import Value
 from micrograd.compiler import RetraceWarning
 from nn.gpt import GPT, CompiledLoss, bucket_lengths
+from tests.float_bits import bits
 
 np = pytest.importorskip("numpy")
 
 VOCAB, BLOCK = 4, 5
 MODELS: dict[int, tuple[GPT, CompiledLoss]] = {}
 DOC = st.lists(st.integers(0, VOCAB - 1), min_size=2, max_size=BLOCK + 1)
-
-
-def bits(xs: list[float]) -> list[bytes]:
-    return [b"nan" if math.isnan(x) else struct.pack("d", x) for x in xs]
 
 
 def small(seed: int) -> tuple[GPT, CompiledLoss]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import random
-import struct
 import warnings
 from typing import Any
 
@@ -22,12 +21,9 @@ np = pytest.importorskip("numpy")
 from micrograd._core.bookkeeping import ZERO_SUM, add_rows_into_grad  # noqa: E402
 from micrograd.compiler import RetraceWarning  # noqa: E402
 from micrograd.compiler.flat import FlatParams, shared  # noqa: E402
+from tests.float_bits import bits  # noqa: E402
 
 VOCAB, BLOCK = 4, 5
-
-
-def bits(xs: list[float]) -> list[bytes]:
-    return [b"nan" if math.isnan(x) else struct.pack("d", x) for x in xs]
 
 
 def docs(seed: int, n: int) -> list[list[int]]:

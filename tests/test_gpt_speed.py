@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from benchmarks.gpt_floor import loss_and_grads, ordered_matmul
 from micrograd import Value
 from nn import GPT
+from tests.float_bits import raw_bits
 
 
 def _model(seed: int = 3, vocab: int = 7, block_size: int = 8) -> GPT:
@@ -101,16 +102,16 @@ def test_ordered_matmul_adds_each_dot_product_first_to_last(
     b = rng.standard_normal(b_shape) * 10.0 ** rng.integers(-6, 7, b_shape)
     got, want = ordered_matmul(a, b), _in_order(a, b)
     assert got.shape == np.matmul(a, b).shape
-    assert _bits(got.ravel()) == _bits(want.ravel())
+    assert raw_bits(got.ravel()) == raw_bits(want.ravel())
     assert np.allclose(got, np.matmul(a, b), rtol=1e-6, atol=1e-6 * np.abs(want).max(initial=1.0))
     if a_shape[-1] >= 12:  # the inputs tell the orders apart: numpy's pairwise sum, and BLAS
         # the products with the contracted axis innermost in memory, added along it
         products = np.multiply(a[..., :, None, :], np.swapaxes(b, -1, -2)[..., None, :, :], order="C")
-        assert _bits(np.add.reduce(products, axis=-1).ravel()) != _bits(want.ravel())
+        assert raw_bits(np.add.reduce(products, axis=-1).ravel()) != raw_bits(want.ravel())
         # BLAS's order depends on the kernel the processor gets: a lone dot product may come out
         # in order on one machine and not another, so only products of many entries are compared
         if want.size > 1:
-            assert _bits(np.matmul(a, b).ravel()) != _bits(want.ravel())
+            assert raw_bits(np.matmul(a, b).ravel()) != raw_bits(want.ravel())
 
 
 def test_ordered_matmul_keeps_the_sign_of_a_zero_as_the_first_to_last_sum_does() -> None:
@@ -118,9 +119,9 @@ def test_ordered_matmul_keeps_the_sign_of_a_zero_as_the_first_to_last_sum_does()
     zeros = np.array([-0.0, 0.0, 1.0, -1.0])  # products of signed zeros, and sums of them
     for a_shape, b_shape in [((3, 4), (4, 5)), ((2, 1, 2, 3), (2, 3, 2)), ((1, 6), (6, 1))] * 100:
         a, b = rng.choice(zeros, a_shape), rng.choice(zeros, b_shape)
-        assert _bits(ordered_matmul(a, b).ravel()) == _bits(_in_order(a, b).ravel()), (a, b)
+        assert raw_bits(ordered_matmul(a, b).ravel()) == raw_bits(_in_order(a, b).ravel()), (a, b)
     minus = ordered_matmul(np.array([[-0.0, 0.0]]), np.array([[1.0, 1.0], [-1.0, 1.0]]))
-    assert _bits(minus.ravel()) == _bits([-0.0, 0.0])  # -0.0 + -0.0; -0.0 + 0.0
+    assert raw_bits(minus.ravel()) == raw_bits([-0.0, 0.0])  # -0.0 + -0.0; -0.0 + 0.0
 
 
 def test_ordered_matmul_on_cancelling_terms() -> None:
@@ -138,10 +139,6 @@ def test_ordered_matmul_on_cancelling_terms() -> None:
         ordered_matmul(np.ones(3), np.ones((3, 1)))
     with pytest.raises(ValueError, match="contracted sizes differ"):
         ordered_matmul(np.ones((2, 3)), np.ones((4, 1)))
-
-
-def _bits(xs: object) -> list[int]:
-    return np.array(xs, dtype=np.float64).view(np.int64).tolist()  # type: ignore[no-any-return]
 
 
 SMALL = GPT(5, block_size=4, n_layer=2, n_embd=4, n_head=2, seed=11)
@@ -169,15 +166,16 @@ def test_batched_compile_loss_is_the_eager_loop_bit_for_bit(docs: list[list[int]
     for p in params:
         p.grad = start
     losses = SMALL_STEP.backward(docs)
-    assert _bits(losses) == _bits(want_losses)
-    assert _bits([p.grad for p in params]) == _bits(want)
+    assert raw_bits(losses) == raw_bits(want_losses)
+    assert raw_bits([p.grad for p in params]) == raw_bits(want)
     # the step's own (losses, grads): the loop from zero
     for p in params:
         p.grad = 0.0
     for d in docs:
         SMALL.loss([Value(i) for i in d]).backward()
     got_losses, grads = SMALL_STEP(docs)
-    assert _bits(grads) == _bits([p.grad for p in params]) and _bits(got_losses) == _bits(want_losses)
+    assert raw_bits(grads) == raw_bits([p.grad for p in params])
+    assert raw_bits(got_losses) == raw_bits(want_losses)
 
 
 # one layer: 6 weight matrices, whose gradients a batched step gathers through strided views of
@@ -213,16 +211,16 @@ def test_documents_in_no_order_of_length_get_their_own_eager_numbers(
             p.grad = None
         loss = model.loss([Value(t) for t in d])
         loss.backward()
-        assert _bits(losses[i]) == _bits(loss.data)
+        assert raw_bits(losses[i]) == raw_bits(loss.data)
         assert reached[i].tolist() == [p.grad is not None for p in params]
         got = [g for g, r in zip(grads[i].tolist(), reached[i]) if r]  # (the others: never added)
-        assert _bits(got) == _bits([p.grad for p in params if p.grad is not None])
+        assert raw_bits(got) == raw_bits([p.grad for p in params if p.grad is not None])
     # into .grad, added in the documents' order as the eager loop adds them
     want_losses, want = _eager(model, docs)
     for p in params:
         p.grad = 0.0
-    assert _bits(step.backward(docs)) == _bits(want_losses)
-    assert _bits([p.grad for p in params]) == _bits(want)
+    assert raw_bits(step.backward(docs)) == raw_bits(want_losses)
+    assert raw_bits([p.grad for p in params]) == raw_bits(want)
 
 
 def test_the_weights_sums_are_laid_out_as_their_contributions() -> None:
