@@ -179,6 +179,13 @@ def grads_from(start: list[Any]) -> tuple[list[Value], list[Value]]:
     return fill(), fill()
 
 
+def assert_same_grads(got: list[Value], want: list[Value]) -> None:
+    """The same ``.grad``s: bits, types, and which are the marked sum of zeros ``ZERO_SUM``."""
+    assert bits([v.grad for v in got]) == bits([v.grad for v in want])
+    assert [v.grad is ZERO_SUM for v in got] == [v.grad is ZERO_SUM for v in want]
+    assert [type(v.grad) for v in got] == [type(v.grad) for v in want]
+
+
 @settings(max_examples=200, deadline=None)
 @given(start=STARTS, data=st.data())
 def test_add_grad_is_add_rows_into_grad(start: list[Any], data: Any) -> None:
@@ -188,9 +195,7 @@ def test_add_grad_is_add_rows_into_grad(start: list[Any], data: Any) -> None:
     flat_vs, ref_vs = grads_from(start)
     FlatParams(flat_vs).add_grad(grads, reached)
     add_rows_into_grad(ref_vs, grads[None, :], reached[None, :])
-    assert bits([v.grad for v in flat_vs]) == bits([v.grad for v in ref_vs])
-    assert [v.grad is ZERO_SUM for v in flat_vs] == [v.grad is ZERO_SUM for v in ref_vs]
-    assert [type(v.grad) for v in flat_vs] == [type(v.grad) for v in ref_vs]
+    assert_same_grads(flat_vs, ref_vs)
 
 
 @settings(max_examples=300, deadline=None)
@@ -213,9 +218,7 @@ def test_add_rows_is_add_rows_into_grad(start: list[Any], passes: int, data: Any
     flat = FlatParams(flat_vs)
     flat.add_rows(rows, reached)
     add_rows_into_grad(ref_vs, rows, reached)
-    assert bits([v.grad for v in flat_vs]) == bits([v.grad for v in ref_vs])
-    assert [v.grad is ZERO_SUM for v in flat_vs] == [v.grad is ZERO_SUM for v in ref_vs]
-    assert [type(v.grad) for v in flat_vs] == [type(v.grad) for v in ref_vs]
+    assert_same_grads(flat_vs, ref_vs)
     untouched = ~reached.any(axis=0)
     assert all(v.grad is b for v, b, u in zip(flat_vs, before, untouched) if u)  # (the very object)
     assert bits(flat.grad().tolist()) == bits([float(v.grad) for v in ref_vs])  # (the array kept: the .grads)
@@ -347,9 +350,7 @@ def test_add_grad_over_fresh_zeros_but_the_last_is_add_rows_into_grad(late: Any)
     flat = FlatParams(flat_vs)
     flat.add_grad(grads, reached)
     add_rows_into_grad(ref_vs, grads[None, :], reached[None, :])
-    assert bits([v.grad for v in flat_vs]) == bits([v.grad for v in ref_vs])
-    assert [v.grad is ZERO_SUM for v in flat_vs] == [v.grad is ZERO_SUM for v in ref_vs]
-    assert [type(v.grad) for v in flat_vs] == [type(v.grad) for v in ref_vs]
+    assert_same_grads(flat_vs, ref_vs)
     assert flat_vs[3].grad is zero  # (not reached: the very object)
     assert bits(flat.grad().tolist()) == bits([float(v.grad) for v in ref_vs])
 
