@@ -398,9 +398,11 @@ class CompiledStep:
         np = load_numpy()
         grp, i, slots = gather.source
         shape = (grp.stop - grp.start, *self._contrib.shape[1:])  # the op's gradients for one operand
+        block = grp.block is not None  # (its kept gradients: the first operand's, the others' stacked)
 
         def run() -> None:
-            dx = grp.kept[i]
+            kept = grp.kept
+            dx = (kept[0] if i == 0 else kept[1][i - 1]) if block else kept[i]
             if type(dx) is not np.ndarray or dx.shape != shape:  # None (no gradient: -0.0), or a number
                 dx = np.broadcast_to(-0.0 if dx is None else dx, shape)
             sum_uses(np, gather, dx, slots)
