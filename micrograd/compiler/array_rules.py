@@ -4,8 +4,10 @@ operands, done in a few whole-array numpy calls instead, with the same numbers b
 ``Pick`` (an embedding row or a class's probability chosen by a traced id) compares the label
 with each of its ``K`` operands in turn: ``3 K`` numpy calls forward and ``2 K`` backward on
 arrays.  ``pick_forward`` and ``pick_backward`` stack the operands and make the same choice
-in one comparison.  Used only while the op's rules are the engine's own (a patched rule is
-replayed as patched).
+in one comparison.  ``Div``, ``Exp``, ``Log`` and ``PowConst`` (``x ** n``) make the very numpy
+calls ``micrograd.math`` makes of arrays, without its dispatch on types and an errstate per call
+(the replay runs under one).  Used only while the op's rules are the engine's own (a patched rule
+is replayed as patched).
 
 >>> import numpy as np
 >>> from micrograd._core.context import Context
