@@ -163,6 +163,7 @@ class CompiledStep:
             self._bind_gather(gather, tail)
         self._read_at_source(gathers)
         self._merge_block_writes()
+        self._merge_index_writes()
         self._programs()
 
     def _all_gathers(self) -> list[Gather]:
@@ -330,6 +331,36 @@ class CompiledStep:
                     for k in run:
                         grp.into[k] = None
 
+    def _merge_index_writes(self) -> None:
+        """A block group's gradients for consecutive operands that go to rows of one array given by
+        index (``Target``'s key) are written in one assignment through their indices joined
+        (``Group.scattered``), not one per operand, when no row repeats (each then gets the one
+        write it got).  The loss's Pick of a one-name GPT step wrote 27 operands' gradients one by
+        one: the two Pick groups' backward measured 0.044 -> 0.017 ms (kprof1.py, min)."""
+        np = load_numpy()
+        for _, grp in self._groups:
+            grp.scattered = []
+            if grp.block is None or grp.g is None:
+                continue
+            runs: list[list[int]] = []
+            for k in range(1, len(grp.into)):
+                to = grp.into[k]
+                if to is None or type(to.key) is not np.ndarray:
+                    continue
+                last = grp.into[runs[-1][-1]] if runs and runs[-1][-1] == k - 1 else None
+                if last is not None and last.array is to.array:
+                    runs[-1].append(k)
+                else:
+                    runs.append([k])
+            for run in runs:
+                array = grp.into[run[0]].array  # type: ignore[union-attr]
+                index = np.concatenate([grp.into[k].key.ravel() for k in run])  # type: ignore[union-attr]
+                if len(run) < 2 or len(np.unique(index)) < len(index):
+                    continue
+                grp.scattered.append((array, index, run[0] - 1, run[-1]))
+                for k in run:
+                    grp.into[k] = None
+
     def _put_params(self, vals: Floats, data: Floats) -> None:
         """The parameters' data into their slots: most in one block after the inputs, those
         that ``slots.place_blocks`` placed before a group's nodes by index."""
@@ -398,9 +429,11 @@ class CompiledStep:
         np = load_numpy()
         grp, i, slots = gather.source
         shape = (grp.stop - grp.start, *self._contrib.shape[1:])  # the op's gradients for one operand
+        block = grp.block is not None  # (its kept gradients: the first operand's, the others' stacked)
 
         def run() -> None:
-            dx = grp.kept[i]
+            kept = grp.kept
+            dx = (kept[0] if i == 0 else kept[1][i - 1]) if block else kept[i]
             if type(dx) is not np.ndarray or dx.shape != shape:  # None (no gradient: -0.0), or a number
                 dx = np.broadcast_to(-0.0 if dx is None else dx, shape)
             sum_uses(np, gather, dx, slots)

@@ -1,0 +1,95 @@
+"""The replay's own rules for ``/``, ``exp``, ``log`` and ``x ** n`` (``micrograd/compiler/array_rules.py``:
+numpy called straight, under the replay's one errstate) give the eager engine's numbers bit for bit,
+inf and nan included, without a warning; a patched op keeps its patched rules.  And a block group's
+gradients written to indexed rows in one assignment (``Group.scattered``) land as one by one."""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import micrograd
+from micrograd import Value
+from micrograd.compiler.array_rules import (
+    array_rules,
+    div_forward,
+    exp_forward,
+    log_forward,
+    pow_const_forward,
+)
+from micrograd.engine import PowConst
+from micrograd.ops import Context, Pick
+from micrograd.ops.basic import Div
+
+SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e-320, -2.0, 1.0]
+
+
+def bits(xs: list[float]) -> list[bytes]:
+    """Each number's bits, every nan as one (which nan two nans give is the hardware's choice)."""
+    return [b"nan" if math.isnan(x) else struct.pack("d", x) for x in xs]
+
+
+def arith_net(params: list[Value], xs: list[Value]) -> Value:
+    """Each of the four ops on every pair of a parameter and an input, added up (finite on finite
+    inputs, but for a zero: no nan that would hide the other terms' bits in the total)."""
+    total = Value(0.0)
+    for p, x in zip(params, xs):
+        q = p * p + x * x
+        total = total + p / x + x / p + (x * p).exp() + q.log() + q**-0.5 + (p * x) ** 3.0
+    return total
+
+
+@pytest.mark.parametrize("specials", [False, True])
+def test_the_replays_own_rules_give_the_eager_bits_without_a_warning(specials: bool) -> None:
+    rng = random.Random(specials)
+    params = [Value(rng.gauss(0, 2)) for _ in range(6)]
+    step = micrograd.compile(lambda xs: arith_net(params, list(xs)), (np.ones(6),), params=params)
+    forwards = {grp.rules[0] for _, grp in step._groups if grp.rules is not None}
+    assert {div_forward, exp_forward, log_forward, pow_const_forward} <= forwards  # (they ran)
+    for _ in range(8):
+        x = [rng.choice([*SPECIAL, rng.gauss(0, 3)]) if specials else rng.gauss(0, 3) for _ in params]
+        if specials:
+            params[rng.randrange(6)].data = rng.choice(SPECIAL)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (a division by zero, a log of 0: results, never a warning)
+            loss, grads = step(np.array(x))
+        eager = arith_net(params, [Value(v) for v in x])
+        assert bits([loss]) == bits([eager.data])
+        assert bits(grads.tolist()) == bits(list(micrograd.grad(eager, params)))
+
+
+def test_a_patched_op_is_replayed_with_its_patched_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    def halved(ctx: Context, a: Any, b: Any) -> Any:
+        return a / b / 2
+
+    monkeypatch.setattr(Div, "forward", staticmethod(halved))
+    assert array_rules(Div) == (halved, Div.backward)
+    assert array_rules(PowConst) == (pow_const_forward, array_rules(PowConst)[1])  # (not patched)
+
+
+def test_a_picks_gradients_to_indexed_rows_land_as_written_one_by_one() -> None:
+    # The picked entries are the nodes' only reads: their gradients go straight to their rows, by index
+    rng = random.Random(3)
+    params = [Value(rng.gauss(0, 1)) for _ in range(5)]
+
+    def loss(label: Value, xs: list[Value]) -> Value:
+        a = [(p * x).exp() for p, x in zip(params, xs)]
+        b = [(p + x).exp() for p, x in zip(params, xs)]
+        return Pick.apply(label, *a) * Pick.apply(label + 1.0, *b)  # (operand k's rows: a[k], b[k])
+
+    step = micrograd.compile(lambda lab, xs: loss(lab, list(xs)), (0.0, np.zeros(5)), params=params)
+    assert any(grp.scattered for _, grp in step._groups)  # (written through the joined indices)
+    for label in (0.0, 2.0, 3.0, 4.0, math.nan):
+        x = [rng.gauss(0, 1) for _ in params]
+        got, grads = step(label, np.array(x))
+        eager = loss(Value(label), [Value(v) for v in x])
+        assert bits([got]) == bits([eager.data])
+        assert bits(grads.tolist()) == bits(
+            [0.0 if g is None else g for g in micrograd.grad(eager, params, allow_unused=True)]
+        )
