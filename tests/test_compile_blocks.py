@@ -282,3 +282,84 @@ def check_grid_backward(w: np.ndarray, x: np.ndarray, g: np.ndarray, out: np.nda
                 at = g[p * outputs + i]
                 assert bits(np.ravel(grid[k, p, i]).tolist()) == bits(np.ravel(at * x[k, p]).tolist())
                 assert bits(np.ravel(grid[n + k, p, i]).tolist()) == bits(np.ravel(at * w[k, i]).tolist())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 4),
+    positions=st.integers(1, 4),
+    outputs=st.integers(1, 4),
+    batch=st.integers(2, 5),
+    backwards=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_grids_inputs_by_use_are_each_product_bit_for_bit(
+    n: int, positions: int, outputs: int, batch: int, backwards: bool, seed: int
+) -> None:
+    """``dot_grid_backward(..., order=)``, for weights the same for every sample: the weights' rows as
+    without it, and the inputs' laid out use by use, row ``u`` of input ``(k, p)`` being
+    ``g[p, order[u]] * w[k, order[u]]``, signed zeros, inf and nan included."""
+    rng = np.random.default_rng(seed)
+
+    def draw(*shape: int) -> np.ndarray:
+        values = rng.normal(size=shape) * 10.0 ** rng.integers(-3, 4, size=shape)
+        return np.where(rng.random(shape) < 0.3, rng.choice(SPECIAL, size=shape), values)
+
+    w = np.repeat(draw(n, outputs)[:, :, None], batch, axis=2)  # (the same weight for every sample)
+    x, g = draw(n, positions, batch), draw(positions * outputs, batch)
+    order: Any = slice(None, None, -1) if backwards else rng.permutation(outputs)
+    uses = np.arange(outputs)[order]
+    ctx = Context((True, True), ())
+    ctx.save_for_backward(w, x)
+    with np.errstate(all="ignore"):  # (inf times 0 is nan, large times large is inf: as eager's)
+        _, plain = dot_grid_backward(ctx, g)
+        out = np.empty((2 * n, positions * outputs, batch))
+        first, rows = dot_grid_backward(ctx, g, out, order=order)
+        assert first is g and rows is out
+        assert bits(out[:n].ravel().tolist()) == bits(plain[:n].ravel().tolist())
+        by_use = out[n:].reshape(outputs, n, positions, batch)
+        for u, i in enumerate(uses):
+            for k in range(n):
+                for p in range(positions):
+                    want = g[p * outputs + i] * w[k, i]
+                    assert bits(by_use[u, k, p].tolist()) == bits(want.tolist())
+
+
+@pytest.mark.parametrize("specials", [False, True])
+def test_a_grids_computed_inputs_are_gathered_use_by_use_bit_for_bit(
+    specials: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batched, a grid of weights the same for every sample whose inputs are nodes (they need
+    gradients, each the sum of its contributions from every output of its position) writes those
+    contributions use by use and their gather adds them up as they lie (``run._by_use``): the
+    eager engine's numbers, bit for bit."""
+    from micrograd.compiler import array_rules
+
+    monkeypatch.setattr(array_rules, "CALL_COST", 0)  # (a small layer takes the block path: test the grid)
+    rng = random.Random(5 + specials)
+    n_in, n_out, positions = 3, 4, 5
+    weights = [[Value(rng.gauss(0, 1)) for _ in range(n_in)] for _ in range(n_out)]
+    scales = [Value(rng.gauss(0, 1)) for _ in range(n_in)]
+    params = [w for row in weights for w in row] + scales
+    if specials:
+        for p in rng.sample(params, 3):
+            p.data = rng.choice(SPECIAL)
+
+    def loss(xs: list[Value]) -> Value:
+        columns = [[x * s for x, s in zip(xs[p * n_in : (p + 1) * n_in], scales)] for p in range(positions)]
+        return linear_over_positions(weights, columns)
+
+    step = micrograd.compile(loss, (np.zeros(n_in * positions),), params, batched=True, reduction="sum")
+    xs = np.array([[rng.gauss(0, 2) for _ in range(n_in * positions)] for _ in range(3)])
+    if specials:
+        xs[0, :: n_in + 1] = [rng.choice(SPECIAL) for _ in xs[0, :: n_in + 1]]
+    for _ in range(2):  # (a second call on the arrays the first bound)
+        losses, grads = step.per_sample(xs)
+        assert any(grp.by_use is not None for _, grp in step._groups)
+        assert any(g.by_use is not None for g in step._all_gathers())
+        for i, x in enumerate(xs):
+            assert_is_eager(losses[i], grads[i], loss([Value(float(v)) for v in x]), params)
+        xs = xs[::-1].copy()
+    single = step.per_sample(xs[:1])  # (one sample: no batch to lay out, the slots as they are)
+    assert not any(g.by_use is not None for g in step._all_gathers())
+    assert_is_eager(single[0][0], single[1][0], loss([Value(float(v)) for v in xs[0]]), params)

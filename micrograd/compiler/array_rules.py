@@ -199,13 +199,15 @@ def dot_grid_forward_fixed(ctx: Context, block: Any, w: Any, x: Any, out: Any = 
     return np.add.reduce(block, axis=0, initial=-0.0, out=out)  # (from -0.0: numpy's own start is +0.0)
 
 
-def dot_grid_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
+def dot_grid_backward(ctx: Context, g: Any, out: Any = None, order: Any = None) -> tuple[Any, Any]:
     """``dot_block_backward`` from ``dot_grid_forward``'s saved weights and inputs, broadcast.
     The weights' rows ``g * x_k`` are made as ``x_k`` copied across the outputs, then multiplied
     in place by ``g`` (``x * g`` is ``g * x``, bit for bit): numpy then multiplies whole rows of
     ``I * batch`` numbers at a time, where ``x_k`` broadcast along the outputs gave it one row of
     ``batch`` numbers per call of its inner loop (16-name GPT, the five grids' weights' rows:
     0.79 -> 0.65 ms a step, best of 7 interleaved runs; with no batch axis, 16 -> 20 us: not there).
+    ``order`` (weights the same for every sample of a batch, ``dot_grid_forward_fixed``'s): the
+    inputs' rows laid out use by use instead, see ``grid_inputs_by_use``.
 
     >>> import numpy as np
     >>> ctx = Context((True, True), ()); ctx.save_for_backward(np.ones((1, 2, 2)), np.array([[[-0.0, 3.0]]]))
@@ -225,8 +227,34 @@ def dot_grid_backward(ctx: Context, g: Any, out: Any = None) -> tuple[Any, Any]:
         np.multiply(grid[:n], on_grid, out=grid[:n])  # g * x_k, for each weight
     else:  # (one number a node: numpy's inner loop takes x_k as one number, already fast)
         np.multiply(on_grid, x[:, :, None], out=grid[:n])
-    np.multiply(on_grid, w[:, None], out=grid[n:])  # g * w_k, for each input
+    if order is None:
+        np.multiply(on_grid, w[:, None], out=grid[n:])  # g * w_k, for each input
+    else:
+        grid_inputs_by_use(w, g, order, out[n:])
     return g, out
+
+
+def grid_inputs_by_use(w: Any, g: Any, order: Any, out: Any) -> None:
+    """A grid's inputs' gradients ``g * w_k`` over a batch, for weights ``w`` ``(n, I, batch)`` the
+    same for every sample, laid out use by use: ``out`` viewed as ``(uses, n, P * batch)``, row
+    ``u`` holding every input's contribution from output ``order[u]`` (a slice or index array of
+    the ``I`` outputs), inputs in the grid's order (weights row ``k``, then position ``p``).  Each
+    input's contributions are then one column of consecutive rows, in the order its gather adds
+    them: the gather is one reduction with nothing taken (``kernels.sum_by_use``).  Each row is one
+    weight times a run of ``P * batch`` gradients (``w_k * g`` is ``g * w_k``, bit for bit).
+
+    >>> import numpy as np
+    >>> w = np.array([[[2.0, 2.0], [3.0, 3.0]]])   # 1 term, 2 outputs, 2 samples
+    >>> g = np.array([[1.0, 10.0], [-1.0, 5.0], [4.0, 0.5], [1.0, 1.0]])  # positions 0, 1: outputs 0, 1
+    >>> out = np.empty((4, 2)); grid_inputs_by_use(w, g, slice(None, None, -1), out)
+    >>> out.reshape(2, 2, 2).tolist()              # use 0 (output 1's), use 1 (output 0's); by position
+    [[[-3.0, 15.0], [3.0, 3.0]], [[2.0, 20.0], [8.0, 1.0]]]
+    """
+    np = load_numpy()
+    n, i_count, batch = w.shape  # (each output once: I uses)
+    by_output = np.ascontiguousarray(g.reshape(-1, i_count, batch)[:, order].transpose(1, 0, 2))
+    weights = w[:, order, 0].T  # (uses, n): the same weight for every sample, the first's
+    np.multiply(weights[:, :, None], by_output.reshape(i_count, 1, -1), out=out.reshape(i_count, n, -1))
 
 
 def pick_block_forward(ctx: Context, block: Any) -> Any:

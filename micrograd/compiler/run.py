@@ -27,6 +27,7 @@ from .kernels import (
     as_block,
     grid_blocks,
     ordered_sum,
+    sum_by_use,
     sum_grids,
     sum_uses,
     write_to,
@@ -409,6 +410,7 @@ class CompiledStep:
         of the parameters' gradients, in the eager order."""
         vals, first = self._vals, self._vals1
         self._forward_steps = [grp.forward_step(first if grp.shared else vals) for _, grp in self._groups]
+        self._by_use()  # (once the forward steps found the grids)
         steps: list[Callable[[], None]] = []
         groups = self._groups
         i = len(groups) - 1
@@ -422,11 +424,72 @@ class CompiledStep:
         steps += [self._gather_step(gather) for gather in (*self._param_gathers, *self._prefix_gathers)]
         self._backward_steps = steps
 
+    def _by_use(self) -> None:
+        """(A batch) a grid whose weights are the same for every sample (``Group.fixed_grid_step``)
+        and whose inputs' contributions one gather reads, each node's from every output once,
+        writes them use by use (``array_rules.grid_inputs_by_use``) into its block of slots, which
+        that gather then adds up as they are (``kernels.sum_by_use``) instead of taking them in the
+        order of its slots: the same products, added in the same order."""
+        np = load_numpy()
+        gathers = self._all_gathers()
+        for gather in gathers:
+            gather.by_use = None
+        for _, grp in self._groups:
+            grp.by_use = None
+        contrib = self._contrib
+        if contrib.ndim != 2 or contrib.shape[1] < 2 or not gathers:
+            return
+        readers = np.bincount(np.concatenate([g.slots.ravel() for g in gathers]), minlength=len(contrib))
+        sources = {id(g.source.group) for g in gathers if g.source is not None}
+        cut = self._cut_gathers()
+        by_first = {  # the gathers that could: one reduction into consecutive rows, by their first slot
+            int(g.slots.min()): g
+            for i, g in enumerate(gathers)
+            if g.lead < 0
+            and g.flat is not None
+            and g.source is None
+            and g.strided is None
+            and g.slots.size
+            and i not in cut
+        }
+        for _, grp in self._groups:
+            if grp.grid is None or grp.g is None or id(grp) in sources or not grp.writes_one_block():
+                continue
+            weights, inputs = grp.grid
+            (n, i_count), p_count = weights.shape, inputs.shape[1]
+            edge = grp.edges[n + 1]  # (the first input's: the inputs' rows follow, one block)
+            if edge is None or edge.dest != CONTRIB or not grp.fixed_over_batch(self._vals, weights):
+                continue
+            base, size = edge.rows.start, n * p_count * i_count
+            reader = by_first.get(base)
+            if reader is None or reader.slots.shape != (i_count, n * p_count):
+                continue
+            at = reader.slots - base  # (input k's from the output of position p, i: k * P * I + p * I + i)
+            node, output = np.divmod(at, i_count)  # (node: k * P + p)
+            order = output[:, 0]
+            if not (
+                at.max() < size
+                and (readers[base : base + size] == 1).all()  # (so: each slot once, and only here)
+                and (output == order[:, None]).all()
+                and (node == node[:1]).all()
+            ):
+                continue
+            backwards = np.arange(i_count - 1, -1, -1)
+            grp.by_use = slice(None, None, -1) if (order == backwards).all() else order
+            terms = contrib[base : base + size].reshape(i_count, n * p_count, contrib.shape[1])
+            reader.by_use = (terms, np.empty(terms.shape[1:]), node[0])
+
+    def _cut_gathers(self) -> set[int]:
+        """The gathers (by place in ``_all_gathers``) that a ragged step may cut: none here."""
+        return set()
+
     def _gather_step(self, gather: Gather) -> Callable[[], None]:
         """``gather`` as a step: ``_gather``, or, reading at the source, the op's gradients."""
+        np = load_numpy()
+        if gather.by_use is not None:
+            return partial(sum_by_use, np, gather)
         if gather.source is None:
             return partial(self._gather, gather)
-        np = load_numpy()
         grp, i, slots = gather.source
         shape = (grp.stop - grp.start, *self._contrib.shape[1:])  # the op's gradients for one operand
         block = grp.block is not None  # (its kept gradients: the first operand's, the others' stacked)
@@ -591,6 +654,10 @@ class BatchedStep(CompiledStep):
 
     def _group_list(self) -> list[Any]:
         return [grp for _, grp in self._groups]
+
+    def _cut_gathers(self) -> set[int]:
+        """(Ragged) the gathers whose contributions a sample's size may cut (``Cuts``)."""
+        return set() if self._cuts is None else {at for at, _ in self._cuts.gathers}
 
     def reached_by(self, sizes: Any) -> Any:
         """(A ragged step) per sample of ``sizes`` parts and per parameter (in the order of
