@@ -48,6 +48,25 @@ if TYPE_CHECKING:
 __all__ = ["BatchedStep", "CompiledStep"]
 
 
+def consecutive_runs(items: Sequence[Any], joins: Callable[[Any, Any], bool]) -> list[list[int]]:
+    """The places of the operands ``k >= 1`` whose ``items[k]`` is not None, in runs of consecutive
+    places, each joining the one before it where ``joins(items[k - 1], items[k])``: a block
+    group's gradients written run by run (``items[0]``, the first operand's, is never in one).
+
+    >>> consecutive_runs([9, 1, 2, None, 4, 5, 8], lambda a, b: b == a + 1)
+    [[1, 2], [4, 5], [6]]
+    """
+    runs: list[list[int]] = []
+    for k in range(1, len(items)):
+        if items[k] is None:
+            continue
+        if runs and runs[-1][-1] == k - 1 and joins(items[k - 1], items[k]):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return runs
+
+
 class CompiledStep:
     """A traced loss function replayed with numpy; made by ``compile``.
 
@@ -312,17 +331,15 @@ class CompiledStep:
             grp.runs = []
             if grp.block is None or grp.g is None:
                 continue
-            runs: list[list[int]] = []
-            for k in range(1, len(grp.edges)):
-                edge, to = grp.edges[k], grp.into[k]
-                if edge is None or to is None or to.key is not ... or type(edge.rows) is not slice:
-                    continue
-                last = grp.edges[runs[-1][-1]] if runs and runs[-1][-1] == k - 1 else None
-                if last is not None and last.dest == edge.dest and last.rows.stop == edge.rows.start:
-                    runs[-1].append(k)
-                else:
-                    runs.append([k])
-            for run in runs:
+            viewed = [  # (the operands' edges whose gradients go to a view of consecutive rows)
+                edge
+                if edge is not None and to is not None and to.key is ... and type(edge.rows) is slice
+                else None
+                for edge, to in zip(grp.edges, grp.into)
+            ]
+            for run in consecutive_runs(
+                viewed, lambda last, e: last.dest == e.dest and last.rows.stop == e.rows.start
+            ):
                 if len(run) > 1:
                     first, last = grp.edges[run[0]], grp.edges[run[-1]]
                     assert first is not None and last is not None
@@ -343,17 +360,8 @@ class CompiledStep:
             grp.scattered = []
             if grp.block is None or grp.g is None:
                 continue
-            runs: list[list[int]] = []
-            for k in range(1, len(grp.into)):
-                to = grp.into[k]
-                if to is None or type(to.key) is not np.ndarray:
-                    continue
-                last = grp.into[runs[-1][-1]] if runs and runs[-1][-1] == k - 1 else None
-                if last is not None and last.array is to.array:
-                    runs[-1].append(k)
-                else:
-                    runs.append([k])
-            for run in runs:
+            indexed = [to if to is not None and type(to.key) is np.ndarray else None for to in grp.into]
+            for run in consecutive_runs(indexed, lambda last, to: last.array is to.array):
                 array = grp.into[run[0]].array  # type: ignore[union-attr]
                 index = np.concatenate([grp.into[k].key.ravel() for k in run])  # type: ignore[union-attr]
                 if len(run) < 2 or len(np.unique(index)) < len(index):
