@@ -382,7 +382,7 @@ class Group:
         """The backward of a block group: its rule gives the first operand's gradient and the
         others' stacked as rows of one array, written block by block (``runs``), the rest one by one."""
         g, runs, scattered = self.g, self.runs, self.scattered
-        backward: Callable[..., Any] = dot_grid_backward if self.grid is not None else self.block[1]  # type: ignore[index]
+        backward = self.block_backward_rule()
         singles = [(k, to) for k, to in enumerate(self.into) if to is not None]
         rows = len(self.edges) - 1
         if self.writes_one_block():
@@ -408,13 +408,16 @@ class Group:
 
         return run_block
 
+    def block_backward_rule(self) -> Callable[..., Any]:
+        """A block group's backward rule: on its grid (a Dot over a grid), else its block rule's."""
+        return dot_grid_backward if self.grid is not None else self.block[1]  # type: ignore[index]
+
     def writes_one_block(self) -> bool:
         """Whether this block group's backward rule writes all its stacked gradients itself, into
         one block of consecutive rows (``runs``, bound)."""
-        backward = dot_grid_backward if self.grid is not None else self.block[1]  # type: ignore[index]
         runs = self.runs
         return (
-            backward in WRITES_INTO
+            self.block_backward_rule() in WRITES_INTO
             and len(runs) == 1
             and runs[0][1:] == (0, len(self.edges) - 1)
             and runs[0][0].flags.c_contiguous
