@@ -1,7 +1,7 @@
-"""The replay's own rules for ``/``, ``exp``, ``log`` and ``x ** n`` (``micrograd/compiler/array_rules.py``:
-numpy called straight, under the replay's one errstate) give the eager engine's numbers bit for bit,
-inf and nan included, without a warning; a patched op keeps its patched rules.  And a block group's
-gradients written to indexed rows in one assignment (``Group.scattered``) land as one by one."""
+"""The replay's ``/``, ``exp``, ``log`` and ``x ** n``, the ops' own rules on arrays under one errstate
+for the whole replay (``micrograd.math.numpy_errors.silenced``), give the eager engine's numbers bit for
+bit, inf and nan included, without a warning; a patched op keeps its patched rules.  And a block
+group's gradients written to indexed rows in one assignment (``Group.scattered``) land as one by one."""
 
 from __future__ import annotations
 
@@ -16,16 +16,10 @@ import pytest
 
 import micrograd
 from micrograd import Value
-from micrograd.compiler.array_rules import (
-    array_rules,
-    div_forward,
-    exp_forward,
-    log_forward,
-    pow_const_forward,
-)
+from micrograd.compiler.array_rules import array_rules, pick_forward
 from micrograd.engine import PowConst
 from micrograd.ops import Context, Pick
-from micrograd.ops.basic import Div
+from micrograd.ops.basic import Div, Exp, Log
 
 SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e-320, -2.0, 1.0]
 
@@ -51,7 +45,7 @@ def test_the_replays_own_rules_give_the_eager_bits_without_a_warning(specials: b
     params = [Value(rng.gauss(0, 2)) for _ in range(6)]
     step = micrograd.compile(lambda xs: arith_net(params, list(xs)), (np.ones(6),), params=params)
     forwards = {grp.rules[0] for _, grp in step._groups if grp.rules is not None}
-    assert {div_forward, exp_forward, log_forward, pow_const_forward} <= forwards  # (they ran)
+    assert {Div.forward, Exp.forward, Log.forward, PowConst.forward} <= forwards  # (they ran)
     for _ in range(8):
         x = [rng.choice([*SPECIAL, rng.gauss(0, 3)]) if specials else rng.gauss(0, 3) for _ in params]
         if specials:
@@ -64,13 +58,26 @@ def test_the_replays_own_rules_give_the_eager_bits_without_a_warning(specials: b
         assert bits(grads.tolist()) == bits(list(micrograd.grad(eager, params)))
 
 
-def test_a_patched_op_is_replayed_with_its_patched_rules(monkeypatch: pytest.MonkeyPatch) -> None:
-    def halved(ctx: Context, a: Any, b: Any) -> Any:
-        return a / b / 2
+def test_a_replay_enters_numpys_errstate_once_whatever_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    params = [Value(0.5 + k) for k in range(6)]
+    step = micrograd.compile(lambda xs: arith_net(params, list(xs)), (np.ones(6),), params=params)
+    entered = []
+    enter = np.errstate.__enter__
+    monkeypatch.setattr(np.errstate, "__enter__", lambda self: entered.append(self) or enter(self))
+    step(np.arange(6.0))  # (a zero among them: a division by zero, silent)
+    assert len(entered) == 1
+    step.forward(np.arange(6.0))
+    assert len(entered) == 2
 
-    monkeypatch.setattr(Div, "forward", staticmethod(halved))
-    assert array_rules(Div) == (halved, Div.backward)
-    assert array_rules(PowConst) == (pow_const_forward, array_rules(PowConst)[1])  # (not patched)
+
+def test_a_patched_op_is_replayed_with_its_patched_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    def first(ctx: Context, label: Any, *values: Any) -> Any:
+        return values[0]
+
+    monkeypatch.setattr(Pick, "forward", staticmethod(first))
+    assert array_rules(Pick) == (first, Pick.backward)
+    monkeypatch.undo()
+    assert array_rules(Pick)[0] is pick_forward  # (the engine's own again)
 
 
 def test_a_picks_gradients_to_indexed_rows_land_as_written_one_by_one() -> None:

@@ -4,10 +4,8 @@ operands, done in a few whole-array numpy calls instead, with the same numbers b
 ``Pick`` (an embedding row or a class's probability chosen by a traced id) compares the label
 with each of its ``K`` operands in turn: ``3 K`` numpy calls forward and ``2 K`` backward on
 arrays.  ``pick_forward`` and ``pick_backward`` stack the operands and make the same choice
-in one comparison.  ``Div``, ``Exp``, ``Log`` and ``PowConst`` (``x ** n``) make the very numpy
-calls ``micrograd.math`` makes of arrays, without its dispatch on types and an errstate per call
-(the replay runs under one).  Used only while the op's rules are the engine's own (a patched rule
-is replayed as patched).
+in one comparison.  Used only while the op's rules are the engine's own (a patched rule is
+replayed as patched).
 
 >>> import numpy as np
 >>> from micrograd._core.context import Context
@@ -24,9 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .._core.context import Context
-from ..engine import Function, PowConst
-from ..math.exact_ufuncs import QUIET, array_function, array_log, array_pow
-from ..ops.basic import DetachedMax, Div, Dot, Exp, Log, Pick
+from ..engine import Function
+from ..ops.basic import DetachedMax, Dot, Pick
 from .errors import load_numpy
 
 Rule = Callable[..., Any]
@@ -347,75 +344,6 @@ BLOCK_RULES: tuple[tuple[type[Function], tuple[Rule, Rule]], ...] = (
 )
 
 
-def div_forward(ctx: Context, a: Any, b: Any) -> Any:
-    """``Div.forward`` on the replay's float64 arrays: numpy's ``a / b``, the very division
-    ``math.div`` makes of them, without its dispatch on types and its ``errstate``: the replay
-    runs under ``errstate(all="ignore")`` already (run.py).  A number among the operands: the op's own.
-    (A one-name GPT step: its 6 Div groups, forward and backward, 0.152 -> 0.066 ms, kprof1.py min.)"""
-    np = load_numpy()
-    if type(a) is not np.ndarray or type(b) is not np.ndarray:
-        return Div.forward(ctx, a, b)
-    return a / b
-
-
-def div_backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-    """``Div.backward`` on the replay's float64 arrays, as ``div_forward``: ``g / b`` and
-    ``-g * ((a / b) / b)``, the op's own operations in its order."""
-    np = load_numpy()
-    _, b = ctx.inputs
-    out = ctx.output
-    if type(g) is not np.ndarray or type(b) is not np.ndarray or type(out) is not np.ndarray:
-        return Div.backward(ctx, g)
-    return g / b, -g * (out / b)
-
-
-def on_numpy_loop(name: str, x: Any) -> bool:
-    """Whether ``math.exp``, ``log`` or ``pow`` (``name``) on ``x`` runs numpy's own loop, through
-    ``exact_ufuncs`` (on this machine it gives the float function's bits; on arrays of one axis or more)."""
-    return type(x) is load_numpy().ndarray and x.ndim > 0 and array_function(name) is not None
-
-
-# Exp, Log and PowConst on the replay's float64 arrays: what ``micrograd.math`` makes of them
-# (``exact_ufuncs``' array functions), without its dispatch on types and with the replay's own
-# ``errstate(all="ignore")`` (``QUIET``), not one entered per call; else the op's own rules.
-# (A one-name GPT step: its 3 ``** -0.5`` groups, 2 exp and 1 log, 0.176 -> 0.104 ms, kprof1.py min.)
-
-
-def exp_forward(ctx: Context, x: Any) -> Any:
-    """``Exp.forward``: numpy's exp."""
-    return load_numpy().exp(x) if on_numpy_loop("exp", x) else Exp.forward(ctx, x)
-
-
-def log_forward(ctx: Context, x: Any) -> Any:
-    """``Log.forward``: ``exact_ufuncs.array_log``."""
-    return array_log(x, QUIET) if on_numpy_loop("log", x) else Log.forward(ctx, x)
-
-
-def log_backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-    """``Log.backward``: ``g / x``, as ``div_backward`` divides."""
-    np = load_numpy()
-    (x,) = ctx.inputs
-    if type(g) is not np.ndarray or type(x) is not np.ndarray:
-        return Log.backward(ctx, g)
-    return (g / x,)
-
-
-def pow_const_forward(ctx: Context, x: Any, n: Any) -> Any:
-    """``PowConst.forward``: ``exact_ufuncs.array_pow`` of ``x`` and ``n`` as a float64 array."""
-    if type(n) is not float or not on_numpy_loop("pow", x):
-        return PowConst.forward(ctx, x, n)
-    return array_pow(x, load_numpy().asarray(n, dtype="float64"), QUIET)
-
-
-def pow_const_backward(ctx: Context, g: Any) -> tuple[Any, ...]:
-    """``PowConst.backward``: ``g * (n * x ** (n - 1))``, the power as ``pow_const_forward``'s."""
-    np = load_numpy()
-    x, n = ctx.inputs
-    if type(n) is not float or n == 0.0 or type(g) is not np.ndarray or not on_numpy_loop("pow", x):
-        return PowConst.backward(ctx, g)
-    return g * (n * array_pow(x, np.asarray(n - 1, dtype=np.float64), QUIET)), None
-
-
 def array_rules(fn: type[Function]) -> tuple[Rule, Rule]:
     """The forward and backward a group of ``fn`` runs on arrays: the rules of this module for an
     op they cover whose rules are the engine's own, else the op's ``forward`` and ``backward``."""
@@ -425,10 +353,4 @@ def array_rules(fn: type[Function]) -> tuple[Rule, Rule]:
     return fn.forward, fn.backward
 
 
-ARRAY_RULES: tuple[tuple[type[Function], tuple[Rule, Rule]], ...] = (
-    (Pick, (pick_forward, pick_backward)),
-    (Div, (div_forward, div_backward)),
-    (Exp, (exp_forward, Exp.backward)),
-    (Log, (log_forward, log_backward)),
-    (PowConst, (pow_const_forward, pow_const_backward)),
-)
+ARRAY_RULES: tuple[tuple[type[Function], tuple[Rule, Rule]], ...] = ((Pick, (pick_forward, pick_backward)),)

@@ -39,8 +39,8 @@ signalling one).  Python's float ``**`` answers nan, zero, inf and negative base
 it calls ``pow`` (``1 ** y`` and ``x ** 0`` are 1 even for a signalling nan, a negative base
 with a non-integer exponent gives +nan), and numpy's ``power`` answers ``x ** 2``, ``x ** 0.5``
 and ``x ** -1`` itself (``x * x``, ``sqrt(x)``, ``1 / x``) when the exponent is one number:
-those elements go element by element.  ``numpy.errstate`` keeps numpy silent where the float
-function gives inf or nan without a word.
+those elements go element by element.  numpy is kept silent where the float function gives inf or
+nan without a word (``numpy_errors.quiet``).
 
 >>> import numpy as np
 >>> from micrograd import math as mm
@@ -58,11 +58,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from contextlib import nullcontext
 from itertools import repeat
 from typing import Any
 
 from . import floats as fmath
+from .numpy_errors import quiet
 
 # The dispatch targets whose float64 exp and log loop calls the C library on each element (numpy's
 # names, old and new): a target not in this list is refused, whatever it is.
@@ -131,18 +131,15 @@ def _np() -> Any:
 
 def array_exp(a: Any) -> Any:
     """numpy's exp of the float64 array ``a``; inf on overflow, without a warning."""
-    np = _np()
-    with np.errstate(all="ignore"):
-        return np.exp(a)
+    with quiet():
+        return _np().exp(a)
 
 
-def array_log(a: Any, quiet: Any = None) -> Any:
+def array_log(a: Any) -> Any:
     """numpy's log of the float64 array ``a``, with ``floats.log``'s nans: +nan below 0, and a
-    nan's log that very nan (its sign and payload, signalling or not).  ``quiet``: the context
-    that silences numpy's warnings (``QUIET``: none, for a caller under ``errstate(all="ignore")``
-    already, the compiled replay, which saves entering one per call)."""
+    nan's log that very nan (its sign and payload, signalling or not)."""
     np = _np()
-    with np.errstate(all="ignore") if quiet is None else quiet:
+    with quiet():
         out = np.log(a)
     if not (a > 0.0).all():  # a zero (-inf: C's already), a negative or a nan somewhere
         out[a < 0.0] = math.nan
@@ -151,28 +148,24 @@ def array_log(a: Any, quiet: Any = None) -> Any:
     return out
 
 
-# (``quiet=``) the context that leaves numpy's error state as it is
-QUIET = nullcontext()
-
-
 # Exponents numpy's float64 power answers itself, when the exponent is one number (a stride-0
 # operand): x ** -1 as 1 / x, x ** 0.5 as sqrt(x), x ** 2 as x * x (and x ** 0, x ** 1, exact anyway).
 NUMPYS_OWN_EXPONENTS = (-1.0, 0.5, 2.0)
 
 
-def array_pow(a: Any, b: Any, quiet: Any = None) -> Any:
+def array_pow(a: Any, b: Any) -> Any:
     """numpy's power of the float64 arrays ``a`` and ``b`` (broadcast), with ``floats.pow``'s
     answers where Python's float ``**`` gives its own before it calls C's ``pow``: a nan base's
     result is that very nan, a nan exponent's that nan, ``x ** 0`` and ``1 ** y`` are 1 (nan or
     not), a negative finite base with a finite non-integer exponent gives +nan; and, where the
-    exponent is one numpy answers itself, element by element.  ``quiet``: as ``array_log``'s."""
+    exponent is one numpy answers itself, element by element."""
     np = _np()
     one_exponent = float(b) if not b.ndim else None  # (a number's checks: Python's, cheaper)
     if one_exponent in NUMPYS_OWN_EXPONENTS:  # numpy's own answer for every element: not C's pow
         return np.fromiter(map(fmath.pow, a.ravel().tolist(), repeat(one_exponent)), np.float64).reshape(
             a.shape
         )
-    with np.errstate(all="ignore") if quiet is None else quiet:
+    with quiet():
         out = np.power(a, b)
         finite_b = math.isfinite(one_exponent) if one_exponent is not None else (b - b == 0.0).all()
         if not (finite_b and (a > 0.0).all()):  # a base <= 0 or nan, an exponent inf or nan

@@ -106,15 +106,26 @@ __all__ = [
 
 
 _np: Any = None  # numpy, once an array needs it (importing micrograd does not import it)
+_ndarray: Any = None  # then also: numpy's array type and its float64 (what the compiled replay
+_float64: Any = None  # passes), and numpy_errors.quiet, what an array function enters
+_quiet: Any = None
 
 
 def _numpy() -> Any:
-    global _np
+    global _np, _ndarray, _float64, _quiet
     if _np is None:
         import numpy
 
-        _np = numpy
+        from .numpy_errors import quiet
+
+        _np, _ndarray, _float64, _quiet = numpy, numpy.ndarray, numpy.dtype(numpy.float64), quiet
     return _np
+
+
+def _is_float64_array(x: Any) -> bool:
+    """Whether ``x`` is a float64 numpy array, to be used as it is: the compiled replay's operands,
+    which skip the checks and conversions a number or another array needs (``_array``)."""
+    return type(x) is _ndarray and x.dtype is _float64
 
 
 def _array(x: Any, name: str) -> Any:
@@ -173,21 +184,24 @@ def _unary(
         return on_float(x)
     if is_value(x):
         return getattr(x, method)()  # the engine's op: recorded in the graph
-    if isinstance(x, numbers.Real):
+    if _is_float64_array(x):
+        a = x
+    elif isinstance(x, numbers.Real):
         return on_float(float(x))
-    if on_array is not None:
-        return on_array(_array(x, method))
-    if method in _ON_NUMPY_IF_EXACT:
+    else:
         a = _array(x, method)
+    if on_array is not None:
+        return on_array(a)
+    if method in _ON_NUMPY_IF_EXACT:
         numpy_loop = _exact_array_function(method) if a.ndim else None
         if numpy_loop is not None:  # numpy's loop calls the very C function the float one does
             return numpy_loop(a)
     if raising is not None:
         try:
-            return _elementwise(raising, x)
+            return _elementwise(raising, a)
         except (OverflowError, ValueError):  # an element it refuses: on_float's inf or nan there
             pass
-    return _elementwise(on_float, x)
+    return _elementwise(on_float, a)
 
 
 def exp(x: Any) -> Any:
@@ -236,9 +250,8 @@ def sqrt(x: Any) -> Any:
 
 
 def _array_sqrt(a: Any) -> Any:
-    np = _numpy()
-    with np.errstate(invalid="ignore"):  # nan below 0, as on floats
-        return np.sqrt(a)  # correctly rounded by IEEE 754: the float's very result
+    with _quiet():  # nan below 0, as on floats
+        return _np.sqrt(a)  # correctly rounded by IEEE 754: the float's very result
 
 
 def abs(x: Any) -> Any:  # noqa: A001 - named for what it is, as builtins.abs
@@ -267,9 +280,12 @@ def pow(a: Any, b: Any) -> Any:  # noqa: A001 - named for what it is, as builtin
         return fmath.pow(a, b)
     if is_value(a) or is_value(b):
         return a**b
-    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
+    if _is_float64_array(a) and type(b) is float:  # (the compiled replay's x ** n)
+        x, y = a, _np.asarray(b, dtype=_float64)
+    elif isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
         return fmath.pow(float(a), float(b))
-    x, y = _array(a, "pow"), _array(b, "pow")
+    else:
+        x, y = _array(a, "pow"), _array(b, "pow")
     numpy_loop = _exact_array_function("pow") if x.ndim or y.ndim else None
     if numpy_loop is not None:  # numpy's loop calls the very C function Python's float ** does
         return numpy_loop(x, y)
@@ -280,13 +296,16 @@ def div(a: Any, b: Any) -> Any:
     """a / b; x / 0 is a signed inf (nan for 0 / 0) instead of ZeroDivisionError."""
     if type(a) is float and type(b) is float:
         return fmath.div(a, b)
+    if _is_float64_array(a) and _is_float64_array(b):  # (the compiled replay's: taken as they are)
+        with _quiet():  # inf and nan, as on floats
+            return a / b
     if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
         return fmath.div(float(a), float(b))
     if is_value(a) or is_value(b):
         return a / b  # the engine's op
-    np = _numpy()
-    with np.errstate(divide="ignore", invalid="ignore"):  # inf and nan, as on floats
-        return _array(a, "div") / _array(b, "div")
+    x, y = _array(a, "div"), _array(b, "div")
+    with _quiet():
+        return x / y
 
 
 def where(cond: Any, a: Any, b: Any) -> Any:
