@@ -7,6 +7,8 @@
 * ``exact_ufuncs``: whether numpy's own ``exp``, ``log`` and ``power`` give the float functions'
   very bits on this machine (decided once, on first use); ``generic`` runs them on arrays where
   they do.
+* ``numpy_errors``: numpy kept silent where a float gives inf or nan without a word: an
+  ``errstate`` per array call (``quiet``), or one for a whole compiled replay (``silenced``).
 * ``floats``: the float functions themselves, numbers only (``floats.exp(1000.0)`` is inf where
   Python's ``math.exp`` raises): what ``generic`` calls on a number.
 
