@@ -40,7 +40,7 @@ from ._core.coerce import checked_gradients, forward_result, to_float
 from ._core.context import FORWARD_CTX, Context, NodeContext, PairContext, args_of, values_context
 from ._core.grad_mode import watched_threads
 from ._core.nodes import (
-    CONSTANT,
+    CONSTANT_EXTRA,
     DEEPEST_RECURSION,
     NO_GRAD,
     Extra,
@@ -611,7 +611,7 @@ def operand(x: object) -> Value:
     if isinstance(x, Value):
         return x
     out = leaf(to_float(x, "an operand of a Value op"))
-    out._extra = Extra(op=CONSTANT)
+    out._extra = CONSTANT_EXTRA  # (shared: extra_of gives it its own before any write)
     return out
 
 

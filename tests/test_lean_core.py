@@ -23,6 +23,7 @@ import pytest
 import micrograd
 from micrograd import Value, func
 from micrograd import math as mm
+from micrograd._core.nodes import hooks_of
 from micrograd.engine import Add, Mul, Tanh, binary_method, pair_ops, takes_two
 from micrograd.ops import Sum
 from tests.micrograd_reference import ensure_installed
@@ -369,3 +370,18 @@ def test_a_nodes_op_name_is_derived_from_its_op_unless_given_one() -> None:
     hand = Value(4.0, (x, x), "*")
     hand._op = "times"  # renamed by hand: kept beside the node
     assert hand._op == "times" and (x * x)._op == "*"
+
+
+def test_a_label_or_hook_on_one_constant_leaves_the_other_constants_alone() -> None:
+    x = Value(2.0)
+    two, three = (x * 2.0)._prev[1], (x * 3.0)._prev[1]
+    two.label = "two"
+    heard: list[float] = []
+    handle = three.register_hook(heard.append)
+    try:
+        (x * two * three).backward()
+    finally:
+        handle.remove()
+    assert (two.label, three.label, (x + 4.0)._prev[1].label) == ("two", "", "")
+    assert two._op == three._op == (x + 4.0)._prev[1]._op == "(constant)"
+    assert heard == [4.0] and hooks_of((x + 5.0)._prev[1]) == []
