@@ -92,7 +92,7 @@ def test_putting_the_rule_back_restores_the_built_in_op() -> None:
     original = Mul.backward
     Mul.backward = staticmethod(lambda ctx, g: (g, g))  # type: ignore[method-assign, assignment]
     try:
-        assert not Mul.builtin and Mul not in pair_ops  # the loop's set, which it asks per node
+        assert not Mul.builtin and Mul not in pair_ops  # the loop's dict, which it asks per node
         x = Value(3.0)
         (x * x).backward()
         assert x.grad == 2.0  # the patched rule ran: 1 to each operand
@@ -121,8 +121,25 @@ def test_a_patched_forward_reaches_the_operator_and_the_ops_that_inherit_it() ->
     assert (Value(2.0) * 3.0).data == 6.0 and Mul in pair_ops
 
 
+def test_an_op_that_inherits_a_patched_rule_runs_it_and_then_the_rule_put_back() -> None:
+    class Twice(Mul):  # a built-in op of two operands that inherits Mul's rules
+        builtin = True
+
+    original = Mul.backward
+    x = Value(3.0)
+    Mul.backward = staticmethod(lambda ctx, g: (g, g))  # type: ignore[method-assign, assignment]
+    try:
+        Twice.apply(x, x).backward()
+        assert x.grad == 2.0 and pair_ops[Twice] is Mul.backward  # the patched rule ran: 1 to each
+    finally:
+        Mul.backward = staticmethod(original)  # type: ignore[method-assign]
+    x.grad = 0.0
+    Twice.apply(x, x).backward()
+    assert x.grad == 6.0 and pair_ops[Twice] is original
+
+
 def test_the_loop_runs_only_the_built_in_ops_of_exactly_two_operands() -> None:
-    assert {Add, Mul} <= pair_ops and Tanh not in pair_ops and Sum not in pair_ops  # one, many
+    assert {Add, Mul} <= pair_ops.keys() and Tanh not in pair_ops and Sum not in pair_ops  # one, many
     assert not takes_two(lambda ctx, x, slope=0.1: x) and takes_two(lambda ctx, a, b: a)
 
 
