@@ -40,7 +40,7 @@ from ._core.coerce import checked_gradients, forward_result, to_float
 from ._core.context import FORWARD_CTX, Context, NodeContext, PairContext, args_of, values_context
 from ._core.grad_mode import watched_threads
 from ._core.nodes import (
-    CONSTANT,
+    CONSTANT_EXTRA,
     DEEPEST_RECURSION,
     NO_GRAD,
     Extra,
@@ -81,13 +81,13 @@ def backpropagate(
         for node, g in reversed(grads.items()):  # a node comes after every node computed from it
             if g is None:  # (else g is d(root)/d(node), complete: every op that used the node added to it)
                 continue  # no path from the outputs carries a gradient here
-            fn, prev = node._fn, node._prev
-            if node._extra is not None or fn not in pair_ops:  # a leaf, a user's op, one operand, many...
+            backward = pair_ops.get(node._fn)  # the op's rule, if the loop runs it itself
+            if node._extra is not None or backward is None:  # a leaf, a user's op, one operand, many...
                 watched_step(node, g, grads)  # ...a step apart, adding into grads
                 continue
-            a, b = prev  # an op of ours of two operands, as most are, on its numbers
+            a, b = node._prev  # an op of ours of two operands, as most are, on its numbers
             ctx.inputs, ctx.output = (a.data, b.data), node.data  # (set: a property costs 4% more)
-            ga, gb = fn.backward(ctx, g)  # the op's rule: what each operand gets through this op
+            ga, gb = backward(ctx, g)  # the op's rule: what each operand gets through this op
             if ga is not None:  # each operand adds what it received: a node used twice gets the sum
                 so_far = grads[a]
                 grads[a] = ga if so_far is None else so_far + ga
@@ -124,9 +124,14 @@ class FunctionType(type):
         if name in ("forward", "backward"):  # built-in again only once both rules are put back
             rules = (getattr(cls, "forward"), getattr(cls, "backward"))  # noqa: B009 - the class's own
             super().__setattr__("builtin", cls.__dict__.get("builtin_rules") == rules)
-        if name in ("forward", "backward", "builtin"):  # (the loop asks the set: a leaf's None is in none)
-            pair = cls.builtin and takes_two(getattr(cls, "forward"))  # noqa: B009 - as for rules
-            (pair_ops.add if pair else pair_ops.discard)(cls)
+        if name in ("forward", "backward", "builtin"):  # (the loop asks the dict: a leaf's None is in none)
+            if cls.builtin and takes_two(getattr(cls, "forward")):  # noqa: B009 - as for rules
+                pair_ops[cls] = getattr(cls, "backward")  # noqa: B009 - as for rules
+            else:
+                pair_ops.pop(cls, None)
+            for op in pair_ops:  # the ops that inherit the rule (class MyMul(Mul)) read it anew
+                if issubclass(op, cls):  # type: ignore[arg-type]  # (no key is None: the loop asks for it)
+                    pair_ops[op] = getattr(op, "backward")  # noqa: B009 - as for rules
         if name == "forward":  # Value's methods made from the op (or one that inherits it) call it next
             for op, cells in forward_cells.items():
                 if issubclass(op, cls):
@@ -135,8 +140,9 @@ class FunctionType(type):
 
 
 # The built-in ops (``builtin`` True: their rules run unchecked) whose forward takes two operands, so
-# that each of their nodes that kept nothing has two: the chain-rule loop runs them itself.
-pair_ops: set[FunctionType] = set()
+# that each of their nodes that kept nothing has two: the chain-rule loop runs them itself.  Each
+# with its backward rule: asking the dict once a node costs less than the set, then ``fn.backward``.
+pair_ops: dict[FunctionType | None, Callable[..., Any]] = {}  # (None, a leaf's op, never in it)
 
 
 def takes_two(forward: Callable[..., Any]) -> bool:
@@ -611,7 +617,7 @@ def operand(x: object) -> Value:
     if isinstance(x, Value):
         return x
     out = leaf(to_float(x, "an operand of a Value op"))
-    out._extra = Extra(op=CONSTANT)
+    out._extra = CONSTANT_EXTRA  # (shared: extra_of gives it its own before any write)
     return out
 
 

@@ -23,6 +23,7 @@ import pytest
 import micrograd
 from micrograd import Value, func
 from micrograd import math as mm
+from micrograd._core.nodes import hooks_of
 from micrograd.engine import Add, Mul, Tanh, binary_method, pair_ops, takes_two
 from micrograd.ops import Sum
 from tests.micrograd_reference import ensure_installed
@@ -91,7 +92,7 @@ def test_putting_the_rule_back_restores_the_built_in_op() -> None:
     original = Mul.backward
     Mul.backward = staticmethod(lambda ctx, g: (g, g))  # type: ignore[method-assign, assignment]
     try:
-        assert not Mul.builtin and Mul not in pair_ops  # the loop's set, which it asks per node
+        assert not Mul.builtin and Mul not in pair_ops  # the loop's dict, which it asks per node
         x = Value(3.0)
         (x * x).backward()
         assert x.grad == 2.0  # the patched rule ran: 1 to each operand
@@ -120,8 +121,25 @@ def test_a_patched_forward_reaches_the_operator_and_the_ops_that_inherit_it() ->
     assert (Value(2.0) * 3.0).data == 6.0 and Mul in pair_ops
 
 
+def test_an_op_that_inherits_a_patched_rule_runs_it_and_then_the_rule_put_back() -> None:
+    class Twice(Mul):  # a built-in op of two operands that inherits Mul's rules
+        builtin = True
+
+    original = Mul.backward
+    x = Value(3.0)
+    Mul.backward = staticmethod(lambda ctx, g: (g, g))  # type: ignore[method-assign, assignment]
+    try:
+        Twice.apply(x, x).backward()
+        assert x.grad == 2.0 and pair_ops[Twice] is Mul.backward  # the patched rule ran: 1 to each
+    finally:
+        Mul.backward = staticmethod(original)  # type: ignore[method-assign]
+    x.grad = 0.0
+    Twice.apply(x, x).backward()
+    assert x.grad == 6.0 and pair_ops[Twice] is original
+
+
 def test_the_loop_runs_only_the_built_in_ops_of_exactly_two_operands() -> None:
-    assert {Add, Mul} <= pair_ops and Tanh not in pair_ops and Sum not in pair_ops  # one, many
+    assert {Add, Mul} <= pair_ops.keys() and Tanh not in pair_ops and Sum not in pair_ops  # one, many
     assert not takes_two(lambda ctx, x, slope=0.1: x) and takes_two(lambda ctx, a, b: a)
 
 
@@ -369,3 +387,18 @@ def test_a_nodes_op_name_is_derived_from_its_op_unless_given_one() -> None:
     hand = Value(4.0, (x, x), "*")
     hand._op = "times"  # renamed by hand: kept beside the node
     assert hand._op == "times" and (x * x)._op == "*"
+
+
+def test_a_label_or_hook_on_one_constant_leaves_the_other_constants_alone() -> None:
+    x = Value(2.0)
+    two, three = (x * 2.0)._prev[1], (x * 3.0)._prev[1]
+    two.label = "two"
+    heard: list[float] = []
+    handle = three.register_hook(heard.append)
+    try:
+        (x * two * three).backward()
+    finally:
+        handle.remove()
+    assert (two.label, three.label, (x + 4.0)._prev[1].label) == ("two", "", "")
+    assert two._op == three._op == (x + 4.0)._prev[1]._op == "(constant)"
+    assert heard == [4.0] and hooks_of((x + 5.0)._prev[1]) == []

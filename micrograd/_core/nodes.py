@@ -48,11 +48,19 @@ class Extra:
         return out
 
 
+# Every constant leaf (the 2 in ``x * 2``, the 0 ``sum()`` starts from) shares this one Extra, which
+# only names its op: making one a constant cost microgpt's training step 0.8% more instructions.
+CONSTANT_EXTRA = Extra(op=CONSTANT)
+
+
 def extra_of(node: Any) -> Extra:
-    """``node``'s Extra, made on first use."""
-    if node._extra is None:
-        node._extra = Extra()
-    return node._extra  # type: ignore[no-any-return]
+    """``node``'s own Extra, to write to: made on first use (a constant's shared one copied first)."""
+    extra = node._extra
+    if extra is None:
+        extra = node._extra = Extra()
+    elif extra is CONSTANT_EXTRA:  # (a label or a hook on one constant must not reach the others)
+        extra = node._extra = extra.copy()
+    return extra  # type: ignore[no-any-return]
 
 
 def hooks_of(node: Any) -> list[Callable[[Any], Any]]:
