@@ -121,6 +121,15 @@ class FunctionType(type):
 
     def __setattr__(cls, name: str, value: Any) -> None:
         super().__setattr__(name, value)
+        cls._rules_changed(name)
+
+    def __delattr__(cls, name: str) -> None:
+        super().__delattr__(name)  # (del Mul.backward: the op now has the rule it inherits)
+        cls._rules_changed(name)
+
+    def _rules_changed(cls, name: str) -> None:
+        """After ``name`` was set or deleted: whether the op is built-in, the loop's rule for it, and
+        the forward Value's methods call."""
         if name in ("forward", "backward"):  # built-in again only once both rules are put back
             rules = (getattr(cls, "forward"), getattr(cls, "backward"))  # noqa: B009 - the class's own
             super().__setattr__("builtin", cls.__dict__.get("builtin_rules") == rules)

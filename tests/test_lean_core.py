@@ -402,3 +402,20 @@ def test_a_label_or_hook_on_one_constant_leaves_the_other_constants_alone() -> N
     assert (two.label, three.label, (x + 4.0)._prev[1].label) == ("two", "", "")
     assert two._op == three._op == (x + 4.0)._prev[1]._op == "(constant)"
     assert heard == [4.0] and hooks_of((x + 5.0)._prev[1]) == []
+
+
+@pytest.mark.parametrize("rule", ["forward", "backward"])
+def test_a_deleted_rule_is_the_inherited_one_until_put_back(rule: str) -> None:
+    own = Mul.__dict__[rule]
+    delattr(Mul, rule)
+    try:
+        assert not Mul.builtin and Mul not in pair_ops  # (the loop no longer runs it unchecked)
+        x = Value(3.0)
+        with pytest.raises(NotImplementedError, match=f"must define {rule}"):
+            (x * x).backward()
+    finally:
+        setattr(Mul, rule, own)
+    assert Mul.builtin and pair_ops[Mul] is Mul.backward
+    x = Value(3.0)
+    (x * x).backward()
+    assert x.grad == 6.0
