@@ -25,8 +25,9 @@ import re
 import reprlib
 import sys
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import Any, Generic, Literal, TypeVar, overload
 
 import micrograd
 from micrograd import Value, no_grad
@@ -462,11 +463,16 @@ def frames_here() -> int:
     return level
 
 
-class TracedLoss:
+Given = TypeVar("Given")  # what a step takes: a document (CompiledLoss) or a list of them (BatchedLoss)
+Loss = TypeVar("Loss")  # what it returns: the loss, or each document's
+
+
+class TracedLoss(ABC, Generic[Given, Loss]):
     """What ``CompiledLoss`` and ``BatchedLoss`` share: the model, the parameters their traces
-    hold, their arrays (``flat``), the traces (ragged steps, one per traced length), and the check
+    hold, their arrays (``flat``), the traces (ragged steps, one per traced length), the check
     at every call that the model's parameters are still those Values (a parameter replaced by a
-    new Value: every trace is dropped and made again)."""
+    new Value: every trace is dropped and made again), and what a step gives: ``step(x)`` the
+    loss and the gradients, ``step.backward(x)`` the gradients added into ``.grad``."""
 
     def __init__(self, model: GPT) -> None:
         self.model = model
@@ -527,6 +533,27 @@ class TracedLoss:
         parts = self.model.position_losses(list(ids))
         return micrograd.sum(parts) * scale, parts
 
+    def __call__(self, given: Given) -> tuple[Loss, Any]:
+        """The loss and the gradients from zero, one per parameter in ``model.parameters()`` order."""
+        # (micrograd.func loads its transforms, inspect and all, so a step imports it here)
+        from micrograd.func.reverse import sum_of_passes
+
+        loss, grads, reached = self._replayed(given)
+        return loss, sum_of_passes(grads, reached)
+
+    def backward(self, given: Given) -> Loss:
+        """Add the gradients into ``.grad``, as the eager loop does; the loss."""
+        loss, grads, reached = self._replayed(given)
+        # as backward() adds, into the parameters each document's graph holds only, through the
+        # arrays the steps and an optimizer share (the .grads written are kept as an array, so Adam
+        # does not pack them again)
+        self.flat.add_rows(grads, reached)
+        return loss
+
+    @abstractmethod
+    def _replayed(self, given: Given) -> tuple[Loss, Any, Any]:
+        """The loss, each document's gradients (one row each) and which parameters its graph holds."""
+
 
 def bucket_lengths(block_size: int) -> tuple[int, ...]:
     """The lengths ``CompiledLoss`` traces at, for a model of ``block_size``: the longest document
@@ -544,7 +571,7 @@ def bucket_lengths(block_size: int) -> tuple[int, ...]:
     return tuple(sorted({max(2, (longest + 1) // 2), longest}))
 
 
-class CompiledLoss(TracedLoss):
+class CompiledLoss(TracedLoss[Sequence[int], float]):
     """``GPT.compile_loss()``: the model's loss replayed with numpy, one document a step, traced at
     two lengths (``bucket_lengths``): the longest document and about half of it.
 
@@ -591,20 +618,6 @@ class CompiledLoss(TracedLoss):
         ids = np.array([[*tokens, *[tokens[-1]] * (length - len(tokens))]], dtype=np.float64)
         return step, ids, np.array([len(tokens) - 1])
 
-    def __call__(self, tokens: Sequence[int]) -> tuple[float, Any]:
-        # (micrograd.func loads its transforms, inspect and all, so a step imports it here)
-        from micrograd.func.reverse import sum_of_passes
-
-        loss, grads, reached = self._replayed(tokens)
-        return loss, sum_of_passes(grads, reached)
-
-    def backward(self, tokens: Sequence[int]) -> float:
-        loss, grads, reached = self._replayed(tokens)
-        # as backward() adds, into the parameters the document's graph holds only, through the
-        # arrays a step and an optimizer share (the .grads written are kept as an array)
-        self.flat.add_rows(grads, reached)
-        return loss
-
     def _replayed(self, tokens: Sequence[int]) -> tuple[float, Any, Any]:
         """The document's loss, its gradients and which parameters its graph holds (one row each,
         as ``BatchedLoss.per_document`` gives them for a batch of one)."""
@@ -613,7 +626,7 @@ class CompiledLoss(TracedLoss):
         return float(losses[0]), grads, step.reached_by(sizes)
 
 
-class BatchedLoss(TracedLoss):
+class BatchedLoss(TracedLoss[Sequence[Sequence[int]], list[float]]):
     """``GPT.compile_loss(batched=True)``: the model's loss on a batch of documents, replayed with
     numpy, all of them at once (``micrograd.compile(..., batched=True, ragged=True)``: a trace at
     the batch's longest length, made on first use, then kept; each document cut to its own length).
@@ -711,18 +724,7 @@ class BatchedLoss(TracedLoss):
         n = len(docs)
         return losses[:n], grads[:n], at_width.reached_by(sizes[:n])
 
-    def __call__(self, docs: Sequence[Sequence[int]]) -> tuple[list[float], Any]:
-        # (micrograd.func loads its transforms, inspect and all, so a batched step imports it here)
-        from micrograd.func.reverse import sum_of_passes
-
+    def _replayed(self, docs: Sequence[Sequence[int]]) -> tuple[list[float], Any, Any]:
+        """The documents' losses, in order, their gradients and which parameters each graph holds."""
         losses, grads, reached = self.per_document(docs)
-        return losses.tolist(), sum_of_passes(grads, reached)
-
-    def backward(self, docs: Sequence[Sequence[int]]) -> list[float]:
-        """Add the documents' gradients into ``.grad``, as the eager loop does; their losses, in order."""
-        losses, grads, reached = self.per_document(docs)
-        # (add_rows_into_grad's rule, through the parameters' arrays the steps and an optimizer
-        # share: the .grads written are kept as an array, so Adam does not pack them again)
-        self.flat.add_rows(grads, reached)
-        out: list[float] = losses.tolist()
-        return out
+        return losses.tolist(), grads, reached
