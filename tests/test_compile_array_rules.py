@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import micrograd
 from micrograd import Value
@@ -21,6 +23,9 @@ from micrograd.compiler.array_rules import (
     div_forward,
     exp_forward,
     log_forward,
+    pick_block_backward,
+    pick_block_forward,
+    pick_fixed_forward,
     pow_const_forward,
 )
 from micrograd.engine import PowConst
@@ -93,3 +98,44 @@ def test_a_picks_gradients_to_indexed_rows_land_as_written_one_by_one() -> None:
         assert bits(grads.tolist()) == bits(
             [0.0 if g is None else g for g in micrograd.grad(eager, params, allow_unused=True)]
         )
+
+
+LABELS = [0.0, -0.0, 1.0, 2.0, 0.5, -1.0, 3.0, math.inf, -math.inf, math.nan]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 3),  # operands
+    st.integers(1, 4),  # nodes
+    st.integers(1, 3),  # samples: a batch of one too
+    st.randoms(use_true_random=False),
+)
+def test_picks_array_rules_give_picks_own_bits_for_any_label(
+    k: int, nodes: int, batch: int, rnd: Any
+) -> None:
+    """The stacked Pick (``pick_block_forward``/``_backward``, the fixed one for a batch's shared
+    values, and the gradients written into a view of a larger array) against Pick's own rules run
+    on the arrays, over labels that are indices (-0.0 too) or none (0.5, -1, k, inf, nan)."""
+    label = np.array([[rnd.choice(LABELS) for _ in range(batch)] for _ in range(nodes)])
+    shared = np.array([[rnd.choice(SPECIAL) for _ in range(k)] for _ in range(nodes)])  # (nodes, K)
+    values = [np.repeat(shared[:, j : j + 1], batch, axis=1) for j in range(k)]
+    g = np.array([[rnd.choice(SPECIAL) for _ in range(batch)] for _ in range(nodes)])
+    ctx = Context((False,) + (True,) * k, (label, *values))
+    want = Pick.forward(ctx, label, *values)
+    want_grads = np.stack(Pick.backward(ctx, g)[1:])
+
+    def flat(a: Any) -> list[bytes]:
+        return bits(np.ravel(a).tolist())
+
+    block = Context((False,) + (True,) * k, ())
+    assert flat(pick_block_forward(block, np.stack([label, *values]))) == flat(want)
+    assert flat(pick_block_backward(block, g)[1]) == flat(want_grads)
+    fixed = Context((False,) + (True,) * k, ())
+    assert flat(pick_fixed_forward(fixed, label, shared)) == flat(want)
+    slots = np.full(
+        (k + 2, nodes, 2 * batch), 7.0
+    )  # (the gradients go to a view: rows 1..k, every other column)
+    pick_block_backward(fixed, g, out=slots[1:-1, :, ::2])
+    assert flat(slots[1:-1, :, ::2]) == flat(want_grads)
+    slots[1:-1, :, ::2] = 7.0
+    assert (slots == 7.0).all()  # (nothing written elsewhere)
