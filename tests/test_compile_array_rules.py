@@ -1,32 +1,36 @@
 """The replay's ``/``, ``exp``, ``log`` and ``x ** n``, the ops' own rules on arrays under one errstate
 for the whole replay (``micrograd.math.numpy_errors.silenced``), give the eager engine's numbers bit for
-bit, inf and nan included, without a warning; a patched op keeps its patched rules.  And a block
-group's gradients written to indexed rows in one assignment (``Group.scattered``) land as one by one."""
+bit, inf and nan included, without a warning; a patched op keeps its patched rules.  A block
+group's gradients written to indexed rows in one assignment (``Group.scattered``) land as one by one.
+And Pick's array rules give its own rules' numbers, for any label."""
 
 from __future__ import annotations
 
 import math
 import random
-import struct
 import warnings
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import micrograd
 from micrograd import Value
-from micrograd.compiler.array_rules import array_rules, pick_forward
+from micrograd.compiler.array_rules import (
+    array_rules,
+    pick_block_backward,
+    pick_block_forward,
+    pick_fixed_forward,
+    pick_forward,
+)
 from micrograd.engine import PowConst
 from micrograd.ops import Context, Pick
 from micrograd.ops.basic import Div, Exp, Log
+from tests.float_bits import bits
 
 SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e-320, -2.0, 1.0]
-
-
-def bits(xs: list[float]) -> list[bytes]:
-    """Each number's bits, every nan as one (which nan two nans give is the hardware's choice)."""
-    return [b"nan" if math.isnan(x) else struct.pack("d", x) for x in xs]
 
 
 def arith_net(params: list[Value], xs: list[Value]) -> Value:
@@ -100,3 +104,44 @@ def test_a_picks_gradients_to_indexed_rows_land_as_written_one_by_one() -> None:
         assert bits(grads.tolist()) == bits(
             [0.0 if g is None else g for g in micrograd.grad(eager, params, allow_unused=True)]
         )
+
+
+LABELS = [0.0, -0.0, 1.0, 2.0, 0.5, -1.0, 3.0, math.inf, -math.inf, math.nan]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 3),  # operands
+    st.integers(1, 4),  # nodes
+    st.integers(1, 3),  # samples: a batch of one too
+    st.randoms(use_true_random=False),
+)
+def test_picks_array_rules_give_picks_own_bits_for_any_label(
+    k: int, nodes: int, batch: int, rnd: Any
+) -> None:
+    """The stacked Pick (``pick_block_forward``/``_backward``, the fixed one for a batch's shared
+    values, and the gradients written into a view of a larger array) against Pick's own rules run
+    on the arrays, over labels that are indices (-0.0 too) or none (0.5, -1, k, inf, nan)."""
+    label = np.array([[rnd.choice(LABELS) for _ in range(batch)] for _ in range(nodes)])
+    shared = np.array([[rnd.choice(SPECIAL) for _ in range(k)] for _ in range(nodes)])  # (nodes, K)
+    values = [np.repeat(shared[:, j : j + 1], batch, axis=1) for j in range(k)]
+    g = np.array([[rnd.choice(SPECIAL) for _ in range(batch)] for _ in range(nodes)])
+    ctx = Context((False,) + (True,) * k, (label, *values))
+    want = Pick.forward(ctx, label, *values)
+    want_grads = np.stack(Pick.backward(ctx, g)[1:])
+
+    def flat(a: Any) -> list[bytes]:
+        return bits(np.ravel(a).tolist())
+
+    block = Context((False,) + (True,) * k, ())
+    assert flat(pick_block_forward(block, np.stack([label, *values]))) == flat(want)
+    assert flat(pick_block_backward(block, g)[1]) == flat(want_grads)
+    fixed = Context((False,) + (True,) * k, ())
+    assert flat(pick_fixed_forward(fixed, label, shared)) == flat(want)
+    slots = np.full(
+        (k + 2, nodes, 2 * batch), 7.0
+    )  # (the gradients go to a view: rows 1..k, every other column)
+    pick_block_backward(fixed, g, out=slots[1:-1, :, ::2])
+    assert flat(slots[1:-1, :, ::2]) == flat(want_grads)
+    slots[1:-1, :, ::2] = 7.0
+    assert (slots == 7.0).all()  # (nothing written elsewhere)
