@@ -44,7 +44,7 @@ def arith_net(params: list[Value], xs: list[Value]) -> Value:
 
 
 @pytest.mark.parametrize("specials", [False, True])
-def test_the_replays_own_rules_give_the_eager_bits_without_a_warning(specials: bool) -> None:
+def test_the_replays_div_exp_log_and_pow_give_the_eager_bits_without_a_warning(specials: bool) -> None:
     rng = random.Random(specials)
     params = [Value(rng.gauss(0, 2)) for _ in range(6)]
     step = micrograd.compile(lambda xs: arith_net(params, list(xs)), (np.ones(6),), params=params)
