@@ -264,6 +264,12 @@ FIGURES: list[tuple[str, str, Callable[[], tuple[str, ...]]]] = [
     ),
     (
         "docs/pages/benchmarks.md",
+        "The run below is the one saved there: `make bench` at commit {} on {}, each row measuring that "
+        "commit's code.",
+        lambda: (RUN["machine"]["commit"], RUN["machine"]["date"][:10]),
+    ),
+    (
+        "docs/pages/benchmarks.md",
         "the load average went from {} to {} through the run (median {}).",
         lambda: tuple(f"{RUN['machine']['load'][k]:.1f}" for k in ("min", "max", "median")),
     ),
