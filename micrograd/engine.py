@@ -128,8 +128,8 @@ class FunctionType(type):
         cls._rules_changed(name)
 
     def _rules_changed(cls, name: str) -> None:
-        """After ``name`` was set or deleted: whether the op is built-in, the loop's rule for it, and
-        the forward Value's methods call."""
+        """After ``name`` was set or deleted: whether the op is built-in, the rule the chain-rule loop
+        runs for it, and the forward that Value's methods made from it call."""
         if name in ("forward", "backward"):  # built-in again only once both rules are put back
             rules = (getattr(cls, "forward"), getattr(cls, "backward"))  # noqa: B009 - the class's own
             super().__setattr__("builtin", cls.__dict__.get("builtin_rules") == rules)
