@@ -27,6 +27,7 @@ from ..ops.basic import DetachedMax, Dot, Pick
 from .errors import load_numpy
 
 Rule = Callable[..., Any]
+RuleTable = tuple[tuple[type[Function], tuple[Rule, Rule]], ...]  # ops, each with its forward and backward
 
 
 def pick_forward(ctx: Context, label: Any, *values: Any) -> Any:
@@ -351,16 +352,22 @@ WRITES_INTO: frozenset[Rule] = frozenset(
 )
 
 
-def block_rules(fn: type[Function]) -> tuple[Rule, Rule] | None:
-    """Rules that take a group's operands as one block of rows (``dot_block_forward``), for an op
-    whose rules are the engine's own, else None (the operands one by one, ``array_rules``)."""
-    for op, rules in BLOCK_RULES:
+def rules_in(table: RuleTable, fn: type[Function]) -> tuple[Rule, Rule] | None:
+    """The rules ``table`` holds for ``fn`` while its rules are the engine's own as written (a
+    patched op is replayed as patched), else None."""
+    for op, rules in table:
         if fn is op and op.builtin_rules == (op.forward, op.backward):
             return rules
     return None
 
 
-BLOCK_RULES: tuple[tuple[type[Function], tuple[Rule, Rule]], ...] = (
+def block_rules(fn: type[Function]) -> tuple[Rule, Rule] | None:
+    """Rules that take a group's operands as one block of rows (``dot_block_forward``), for an op
+    whose rules are the engine's own, else None (the operands one by one, ``array_rules``)."""
+    return rules_in(BLOCK_RULES, fn)
+
+
+BLOCK_RULES: RuleTable = (
     (Dot, (dot_block_forward, dot_block_backward)),
     (Pick, (pick_block_forward, pick_block_backward)),
     (DetachedMax, (max_block_forward, max_block_backward)),
@@ -370,10 +377,7 @@ BLOCK_RULES: tuple[tuple[type[Function], tuple[Rule, Rule]], ...] = (
 def array_rules(fn: type[Function]) -> tuple[Rule, Rule]:
     """The forward and backward a group of ``fn`` runs on arrays: the rules of this module for an
     op they cover whose rules are the engine's own, else the op's ``forward`` and ``backward``."""
-    for op, rules in ARRAY_RULES:
-        if fn is op and op.builtin_rules == (op.forward, op.backward):
-            return rules
-    return fn.forward, fn.backward
+    return rules_in(ARRAY_RULES, fn) or (fn.forward, fn.backward)
 
 
-ARRAY_RULES: tuple[tuple[type[Function], tuple[Rule, Rule]], ...] = ((Pick, (pick_forward, pick_backward)),)
+ARRAY_RULES: RuleTable = ((Pick, (pick_forward, pick_backward)),)
