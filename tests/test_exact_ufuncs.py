@@ -64,12 +64,19 @@ def test_an_array_gets_the_float_functions_very_bits(name: str, patterns: list[i
 
 def test_this_machine_runs_numpy_where_its_dispatch_calls_the_c_library() -> None:
     # The reading of numpy's source this rests on, checked where it applies: a target that calls
-    # the C library passes the probe (on x86-64 without AVX-512, exp, log and pow run on numpy here).
-    for name, (ufunc, _, _) in exact_ufuncs.CANDIDATES.items():
+    # the C library passes the probe (on x86-64 without AVX-512, exp, log and pow run on numpy here),
+    # and where it does not, exp's generic complex128 loop does (on AVX-512).
+    for name, (ufunc, on_array, _) in exact_ufuncs.CANDIDATES.items():
         target = exact_ufuncs.dispatch_target(ufunc)
         assert target is None or isinstance(target, str)
-        expected = target is not None and exact_ufuncs.target_calls_the_c_library(target)
-        assert (name in exact_ufuncs.on_numpy()) == expected, (name, target)
+        if target is not None and exact_ufuncs.target_calls_the_c_library(target):
+            expected = on_array
+        elif name in exact_ufuncs.THROUGH_COMPLEX and exact_ufuncs.complex_loop_is_generic(ufunc):
+            expected = exact_ufuncs.THROUGH_COMPLEX[name]
+        else:
+            expected = None
+        assert exact_ufuncs.array_function(name) is expected, (name, target)
+        assert (name in exact_ufuncs.on_numpy()) == (expected is not None)
 
 
 @pytest.mark.parametrize(
@@ -93,13 +100,20 @@ def test_only_targets_known_to_call_the_c_library_are_allowed(target: str, calls
     assert exact_ufuncs.target_calls_the_c_library(target) is calls_it
 
 
-def fake_dispatch(monkeypatch: pytest.MonkeyPatch, target: str) -> None:
-    """numpy's dispatch, as opt_func_info reports it, made to name ``target`` for every loop."""
+def fake_dispatch(monkeypatch: pytest.MonkeyPatch, target: str, complex_target: str | None = None) -> None:
+    """numpy's dispatch, as opt_func_info reports it, made to name ``target`` for every float64 loop,
+    and ``complex_target`` for every complex128 one (None: numpy's generic loop, listed as none)."""
     import numpy.lib.introspect
 
     def opt_func_info(func_name: str, signature: str) -> dict[str, Any]:
         name = func_name.strip("^$")
-        return {name: {"dd": {"current": target, "available": f"{target} baseline(X86_V2)"}}}
+        if signature == "complex128":
+            kind, target_here = "DD", complex_target
+        else:
+            kind, target_here = "dd", target
+        if target_here is None:
+            return {}
+        return {name: {kind: {"current": target_here, "available": f"{target_here} baseline(X86_V2)"}}}
 
     monkeypatch.setattr(numpy.lib.introspect, "opt_func_info", opt_func_info)
 
@@ -108,7 +122,7 @@ def fake_dispatch(monkeypatch: pytest.MonkeyPatch, target: str) -> None:
 def test_an_avx512_loop_is_refused_and_the_element_path_gives_the_same_bits(
     name: str, monkeypatch: pytest.MonkeyPatch, undecided: None
 ) -> None:
-    fake_dispatch(monkeypatch, "X86_V4")
+    fake_dispatch(monkeypatch, "X86_V4", complex_target="X86_V4")  # (no generic complex loop either)
     assert exact_ufuncs.dispatch_target(name) == "X86_V4"
     _, _, on_float = exact_ufuncs.CANDIDATES[name]
     # a numpy loop that would be wrong everywhere: never used once the dispatch refuses
@@ -122,7 +136,55 @@ def test_an_avx512_loop_is_refused_and_the_element_path_gives_the_same_bits(
 def test_a_numpy_without_opt_func_info_is_refused(monkeypatch: pytest.MonkeyPatch, undecided: None) -> None:
     monkeypatch.setitem(sys.modules, "numpy.lib.introspect", None)  # its import raises ImportError
     assert exact_ufuncs.dispatch_target("exp") is None
+    assert not exact_ufuncs.complex_loop_is_generic("exp")
     assert exact_ufuncs.array_function("exp") is None
+
+
+# ---- exp through numpy's complex128 loop, where its float64 one is AVX-512's own -----------------
+
+THROUGH = exact_ufuncs.array_exp_through_complex
+# Where cexp scales its result (glibc: above 709), and the route's own edge
+CEXP_EDGES = [708.0, math.nextafter(708.0, 709.0), 709.0, math.nextafter(709.0, 710.0), 709.5, 709.78]
+
+
+def complex_route_here() -> None:
+    """Skip, saying why, where this machine's complex exp does not give exp's bits (the probe)."""
+    if not exact_ufuncs.complex_loop_is_generic("exp"):
+        pytest.skip("numpy runs a SIMD complex128 exp here, or does not say: the route is refused")
+    if not exact_ufuncs.probe_agrees(THROUGH, fmath.exp, 1):
+        pytest.skip("this C library's cexp(x + 0j) is not exp(x) bit for bit here: the route is refused")
+
+
+@settings(max_examples=300, deadline=None)
+@given(patterns=st.lists(any_float64(), min_size=1, max_size=40))
+@example(patterns=[int(np.array([x]).view(np.uint64)[0]) for x in CEXP_EDGES + EDGES])
+def test_exp_through_the_complex_loop_gets_the_float_functions_very_bits(patterns: list[int]) -> None:
+    complex_route_here()
+    a = np.array(patterns, dtype=np.uint64).view(np.float64)
+    with np.errstate(all="raise"):  # quiet, as on floats
+        got = THROUGH(a)
+    assert got.dtype == np.float64 and got.flags.c_contiguous
+    np.testing.assert_array_equal(bits(got), bits(element_by_element("exp", a)))
+
+
+def test_the_complex_route_is_taken_on_avx512_and_only_when_both_checks_pass(
+    monkeypatch: pytest.MonkeyPatch, undecided: None
+) -> None:
+    complex_route_here()
+    fake_dispatch(monkeypatch, "X86_V4")  # float64 exp on AVX-512's kernel, complex128 on the generic loop
+    assert exact_ufuncs.array_function("exp") is THROUGH
+    assert exact_ufuncs.array_function("log") is None  # (log has no such route)
+    a = np.array([-3.0, 0.0, 708.5, 1000.0, math.nan, -math.inf, 1e-300])
+    np.testing.assert_array_equal(bits(mm.exp(a)), bits(element_by_element("exp", a)))
+    monkeypatch.setattr(exact_ufuncs, "decisions", {})
+    fake_dispatch(monkeypatch, "X86_V4", complex_target="AVX512F")  # a SIMD complex loop: refused
+    assert exact_ufuncs.array_function("exp") is None
+    monkeypatch.setattr(exact_ufuncs, "decisions", {})
+    fake_dispatch(monkeypatch, "X86_V4")
+    # a complex loop that is a last bit off where cexp would scale, were the route's edge not below it
+    monkeypatch.setitem(exact_ufuncs.THROUGH_COMPLEX, "exp", exp_an_ulp_low_at_its_edge)
+    assert exact_ufuncs.array_function("exp") is None
+    np.testing.assert_array_equal(bits(mm.exp(a)), bits(element_by_element("exp", a)))
 
 
 def log_unmended(a: Any) -> Any:
@@ -143,7 +205,8 @@ def exp_an_ulp_low_at_its_edge(a: Any) -> Any:
 def test_a_probe_that_sees_one_bit_of_difference_refuses_numpy(
     name: str, numpy_as_is: Callable[[Any], Any], monkeypatch: pytest.MonkeyPatch, undecided: None
 ) -> None:
-    fake_dispatch(monkeypatch, "X86_V3")  # a dispatch that allows it: the probe alone decides
+    # a dispatch that allows the float64 loop and no second route: the probe alone decides
+    fake_dispatch(monkeypatch, "X86_V3", complex_target="X86_V4")
     _, _, on_float = exact_ufuncs.CANDIDATES[name]
     monkeypatch.setitem(exact_ufuncs.CANDIDATES, name, (name, numpy_as_is, on_float))
     assert exact_ufuncs.array_function(name) is None
@@ -256,7 +319,9 @@ def test_pow_is_refused_on_avx512_and_when_the_probe_sees_a_difference(
     expected = bits(pow_element_by_element(a, b))
     fake_dispatch(monkeypatch, "X86_V4")
     assert exact_ufuncs.array_function("pow") is None
-    np.testing.assert_array_equal(bits(mm.pow(a, b)), expected)
+    np.testing.assert_array_equal(bits(mm.pow(a, b)), expected)  # ((-8) ** (1/3): math.pow refuses it)
+    fine = np.array([4.0, 2.0, math.nan, -2.0, -0.0]), np.array([0.5, -1.5, 0.0, 3.0, 3.0])  # (math.pow's)
+    np.testing.assert_array_equal(bits(mm.pow(*fine)), bits(pow_element_by_element(*fine)))
     monkeypatch.setattr(exact_ufuncs, "decisions", {})
     fake_dispatch(monkeypatch, "baseline(X86_V2)")
     monkeypatch.setitem(exact_ufuncs.CANDIDATES, "pow", ("power", pow_unmended, fmath.pow))

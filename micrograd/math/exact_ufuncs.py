@@ -42,6 +42,16 @@ and ``x ** -1`` itself (``x * x``, ``sqrt(x)``, ``1 / x``) when the exponent is 
 those elements go element by element.  numpy is kept silent where the float function gives inf or
 nan without a word (``numpy_errors.quiet``).
 
+Where numpy's float64 ``exp`` is its own (AVX-512), exp has a second route: numpy's complex128
+``exp`` of ``x + 0j``.  That loop has no SIMD kernel of its own (``opt_func_info`` lists none): it
+calls ``npy_cexp`` on each element, which is the C library's ``cexp`` (numpy's own where there is
+none).  For a finite ``x`` up to 709 and an imaginary part +0, ``cexp`` returns ``exp(x) * cos(0)``
+with the C library's ``exp``: ``exp(x) * 1.0``, the very bits.  Above 709 glibc's ``cexp`` scales its
+result (a last bit apart, seen here), so elements above 708, nans and +inf go element by element.
+The same two checks decide it: the loop must not be dispatched, and the probe must see not one
+bit of difference.  About 13 ns an element against 45 element by element (8,000 elements,
+AVX-512 EPYC): the softmaxes of a 16-name GPT step, 0.50-0.61 -> 0.12-0.13 ms (two runs each).
+
 >>> import numpy as np
 >>> from micrograd import math as mm
 >>> from micrograd.math import exact_ufuncs
@@ -49,7 +59,7 @@ nan without a word (``numpy_errors.quiet``).
 (array([ 1., inf]), array([  0., -inf,  nan]))
 >>> mm.pow(np.array([4.0, -8.0, 0.0]), np.array([-0.5, 1 / 3, -1.0]))
 array([0.5, nan, inf])
->>> set(exact_ufuncs.on_numpy()) <= {"exp", "log", "pow"}  # all three on x86-64 AVX2, none on AVX-512
+>>> set(exact_ufuncs.on_numpy()) <= {"exp", "log", "pow"}  # all three on x86-64 AVX2, exp on AVX-512
 True
 """
 
@@ -133,6 +143,23 @@ def array_exp(a: Any) -> Any:
     """numpy's exp of the float64 array ``a``; inf on overflow, without a warning."""
     with quiet():
         return _np().exp(a)
+
+
+# The largest x whose exp ``cexp(x + 0j)`` gives unscaled: glibc's scales above (int)(1023 ln 2), 709
+COMPLEX_EXP_UP_TO = 708.0
+
+
+def array_exp_through_complex(a: Any) -> Any:
+    """The real part of numpy's complex128 exp of ``a + 0j`` for the float64 array ``a``: the C library's
+    ``exp(x) * cos(0)``; element by element above ``COMPLEX_EXP_UP_TO``, at nans and at +inf."""
+    np = _np()
+    with quiet():
+        out = np.exp(a.astype(np.complex128)).real.copy()
+    unscaled = a <= COMPLEX_EXP_UP_TO  # (a nan compares False)
+    if not unscaled.all():
+        rest = ~unscaled
+        out[rest] = element_by_element(fmath.exp, a[rest])
+    return out
 
 
 def array_log(a: Any) -> Any:
@@ -221,7 +248,7 @@ def probe_values() -> Any:
     parts[1][::2] |= bits(2**63)
     # exp's edges: its last finite result, its first subnormal one, its last nonzero one and beyond
     edges = (709.782712893384, -708.3964185322641, -745.1332191019411, -745.1332191019412)
-    parts += [around(x, 64) for x in edges]
+    parts += [around(x, 64) for x in (*edges, COMPLEX_EXP_UP_TO, 709.0)]  # (and where cexp scales)
     parts += [around(1.0, 256), around(-1.0, 16)]  # log near 1, where C's log takes its own path
     sweep = uniform(-746.0, 710.0, 8192, 4)  # exp's whole finite range, and log of small positives
     near_one = uniform(0.93, 1.07, 2048, 5)
@@ -288,6 +315,9 @@ CANDIDATES: dict[str, tuple[str, Callable[..., Any], Callable[..., float]]] = {
     "pow": ("power", array_pow, fmath.pow),
 }
 
+# name -> a second route, through numpy's complex128 loop, where the float64 one is refused
+THROUGH_COMPLEX: dict[str, Callable[..., Any]] = {"exp": array_exp_through_complex}
+
 # name -> its array function, or None where it goes element by element: filled on first use, once
 decisions: dict[str, Callable[..., Any] | None] = {}
 
@@ -314,12 +344,29 @@ def probe_agrees(on_array: Callable[..., Any], on_float: Callable[..., float], o
 
 def decide(name: str) -> Callable[..., Any] | None:
     """Both checks for ``name``: the array function if numpy's dispatch calls the C library and the
-    probe finds not one bit of difference, else None."""
+    probe finds not one bit of difference; else its route through the complex128 loop, if it has
+    one, that loop is not dispatched and the probe passes it; else None."""
     ufunc, on_array, on_float = CANDIDATES[name]
+    operands = 2 if name == "pow" else 1
     target = dispatch_target(ufunc)
-    if target is None or not target_calls_the_c_library(target):
-        return None
-    return on_array if probe_agrees(on_array, on_float, 2 if name == "pow" else 1) else None
+    allowed = target is not None and target_calls_the_c_library(target)
+    if allowed and probe_agrees(on_array, on_float, operands):
+        return on_array
+    through = THROUGH_COMPLEX.get(name)
+    if through is not None and complex_loop_is_generic(ufunc) and probe_agrees(through, on_float, operands):
+        return through
+    return None
+
+
+def complex_loop_is_generic(ufunc: str) -> bool:
+    """Whether numpy's complex128 loop for ``ufunc`` is its generic one (no SIMD kernel, as
+    ``opt_func_info`` says by listing none), which calls the C library's complex function; False
+    when this numpy does not say (numpy 1.x)."""
+    try:
+        from numpy.lib.introspect import opt_func_info
+    except ImportError:
+        return False
+    return not opt_func_info(func_name=f"^{ufunc}$", signature="complex128").get(ufunc)
 
 
 def array_function(name: str) -> Callable[..., Any] | None:

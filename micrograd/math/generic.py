@@ -289,7 +289,10 @@ def pow(a: Any, b: Any) -> Any:  # noqa: A001 - named for what it is, as builtin
     numpy_loop = _exact_array_function("pow") if x.ndim or y.ndim else None
     if numpy_loop is not None:  # numpy's loop calls the very C function Python's float ** does
         return numpy_loop(x, y)
-    return _elementwise(fmath.pow, x, y)
+    try:  # math.pow gives fmath.pow's numbers where it does not raise, with no Python call an element
+        return _elementwise(_pymath.pow, x, y)  # (56 ns an element against 118)
+    except (OverflowError, ValueError):  # an element it refuses (0 ** -1, (-8) ** 0.5, overflow)
+        return _elementwise(fmath.pow, x, y)
 
 
 def div(a: Any, b: Any) -> Any:
