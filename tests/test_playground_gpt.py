@@ -363,7 +363,7 @@ def test_a_temperature_python_refuses_shows_pythons_message_and_keeps_the_last(p
 
 def test_an_added_name_joins_the_training_set(page: Any) -> None:
     pause(page)
-    count = gpt(page)["names"]
+    count = wait(page, "window.mgGpt.names", 120)  # (0 until the worker's first report: then it counts)
     submit(page, "gpt-add", "Qwerzy")
     wait(page, "window.mgGpt.added && window.mgGpt.added.ok && window.mgGpt.names > " + str(count), 60)
     assert text(page, "gpt-add-message").startswith("added 'qwerzy': the ")
