@@ -111,7 +111,9 @@ class Edges:
         self.needs = needs = levels_and_needs(np, graph, index, [*run, *summed], counts, ids)
         keep = needs[ids]
         ids, ranks = ids[keep], ranks[keep]
-        order = np.argsort(ids * graph.n_edges + ranks)  # by node, then by rank (ranks: 0 to n_edges - 1)
+        # by node, then by rank (ranks: 0 to n_edges - 1); the keys are unique, so any sort gives this
+        # order: "stable", a merge sort of the runs the keys come in (a 17-token GPT trace: 7.0 -> 1.6 ms)
+        order = np.argsort(ids * graph.n_edges + ranks, kind="stable")
         ids, ranks = ids[order], ranks[order]
         starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1]))) if len(ids) else ids
         ends = np.append(starts[1:], len(ids))
