@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain as _chain
-from itertools import count, repeat
+from itertools import count, filterfalse, repeat
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
@@ -90,8 +90,8 @@ class Edges:
         self.index = index = dict(zip(nodes, count()))
         # (no tuple made per edge: an op's edges are its operands, ranked from its node's rank on; an
         # ordered sum's, its terms)
-        run = [v for v in graph.computed if v in ops]
-        summed = [v for v in graph.computed if v not in ops]
+        run = list(filter(ops.__contains__, graph.computed))
+        summed = list(filterfalse(ops.__contains__, graph.computed))
         terms = list(_chain.from_iterable(map(operands.__getitem__, summed)))
         arity = np.fromiter(map(len, map(_operands, run)), np.intp, len(run))
         first = np.fromiter(map(graph.rank.__getitem__, run), np.intp, len(run))
@@ -169,7 +169,7 @@ def read_graph(trace: Trace) -> Graph:
     # the nodes the replay computes (those with operands, not an input or a parameter, which it
     # reads), asked once here, not by each pass below (a GPT step: 10,000), with no call per node
     fed = param_index.keys() | graph.input_index.keys()
-    here = [v for v in graph.nodes if v._prev and v not in fed]
+    here = list(filterfalse(fed.__contains__, filter(_operands, graph.nodes)))
     sums = classify(graph, here)
     rank_edges(graph, here)
     fuse_sums(graph, sums, here)
@@ -202,9 +202,10 @@ def levels_and_needs(
     level = np.zeros(n, dtype=np.intp)
     needs = np.zeros(n, dtype=bool)
     needs[[index[p] for p in graph.trace.params if p in index]] = True
-    by_operand = np.argsort(operand_ids, kind="stable")  # (the edges out of each node, together)
-    out_first = np.searchsorted(operand_ids[by_operand], np.arange(n))
+    by_operand = stable_order(np, operand_ids, n)  # (the edges out of each node, together)
     out_count = np.bincount(operand_ids, minlength=n)
+    out_first = np.cumsum(out_count) - out_count  # (where each node's run begins in by_operand)
+    waiting = np.zeros(len(consumers), dtype=bool)  # (scratch: the consumers a wave completes)
     pending = np.bincount(owner[computed[operand_ids]], minlength=len(consumers))  # operands not done
     ready = np.flatnonzero(pending == 0)
     while ready.size:
@@ -219,14 +220,31 @@ def levels_and_needs(
         places = concatenated_ranges(np, out_first[done], outs)
         users = owner[by_operand[places]]
         pending -= np.bincount(users, minlength=len(consumers))
-        ready = np.unique(users[pending[users] == 0])
+        # (marked, then read back: sorted and each once, as np.unique gives them, without its sort)
+        waiting[users[pending[users] == 0]] = True
+        ready = np.flatnonzero(waiting)
+        waiting[ready] = False
     assert not pending.any(), "a computed node whose operands were never all done"
-    graph.level.update(dict.fromkeys(graph.nodes, 0))
+    # (by number: a node not computed, a leaf or a fused link, was never done, its level left 0)
+    graph.level.update(zip(graph.nodes, level.tolist()))
     in_order = np.fromiter(map(index.__getitem__, graph.computed), np.intp, len(graph.computed))
-    graph.level.update(zip(graph.computed, level[in_order].tolist()))
     graph.needs_grad.update(dict.fromkeys(graph.trace.params, True))
     graph.needs_grad.update(zip(graph.computed, needs[in_order].tolist()))
     return needs
+
+
+def stable_order(np: Any, keys: Any, bound: int) -> Any:
+    """``np.argsort(keys, kind="stable")`` for keys in ``range(bound)``: the order is the same
+    whatever the sort, and numpy radix-sorts keys of 16 bits, where it merge-sorts wider ones
+    (a 17-token GPT trace's 141,000 operands: 1.8 -> 1.2 ms).
+
+    >>> np = load_numpy()
+    >>> stable_order(np, np.array([2, 0, 2, 1]), 3).tolist()
+    [1, 3, 0, 2]
+    """
+    if bound <= 1 << 16:
+        keys = keys.astype(np.uint16)
+    return np.argsort(keys, kind="stable")
 
 
 def concatenated_ranges(np: Any, starts: Any, sizes: Any) -> Any:

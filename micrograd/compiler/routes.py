@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import chain as _chain
 from itertools import compress, repeat
-from operator import not_
+from operator import attrgetter, not_
 from typing import Any
 
 from ..engine import Value
@@ -25,10 +25,11 @@ from .sharing import Sharing
 from .slots import Layout
 
 
-def per_operand(np: Any, numbers: Iterable[int], nodes: int) -> Any:
+def per_operand(np: Any, numbers: Iterable[Any], nodes: int, dtype: Any = None) -> Any:
     """``numbers``, one per operand of each of ``nodes`` nodes in turn (all of one count of
-    operands), as an (operands, nodes) array: read by one ``np.fromiter``, not a list per node."""
-    flat = np.fromiter(numbers, np.intp)
+    operands), as an (operands, nodes) array (of ``dtype``, slots: ``np.intp``): read by one
+    ``np.fromiter``, not a list per node."""
+    flat = np.fromiter(numbers, np.intp if dtype is None else dtype)
     return flat.reshape(nodes, len(flat) // nodes).T.copy()
 
 
@@ -52,6 +53,8 @@ def operand_rows(np: Any, args: Any) -> list[Any]:
         for a, whole in zip(args, consecutive)
     ]
 
+
+_value, _sign = attrgetter("value"), attrgetter("sign")  # (a Term's)
 
 NONE_SHARED = [(False,) * n for n in range(64)]  # (Router.gathers) no contribution shared, by count
 
@@ -157,8 +160,10 @@ class Router:
             assert self.pads is not None
             pad = Term(self.pads.minus_zero, 1.0, None)  # type: ignore[arg-type]
             cols = [col + [pad] * (arity - len(col)) for col in cols]
-        grp.args = [np.array([[slot[t.value] for t in col] for col in cols], dtype=np.intp).T.copy()]
-        signs = np.array([[t.sign for t in col] for col in cols]).T.copy()
+        # (every node's terms of one count: read by maps over them all, not a list per node)
+        terms = list(_chain.from_iterable(cols))
+        grp.args = [per_operand(np, map(slot.__getitem__, map(_value, terms)), len(members))]
+        signs = per_operand(np, map(_sign, terms), len(members), np.float64)
         # shaped to multiply the (terms, nodes[, batch]) arrays of the replay
         grp.signs = None if (signs > 0).all() else signs.reshape(signs.shape + (1,) * self.batched)
         # the terms' rows: one block of slots (see slots.py), read as a view, else gathered;
