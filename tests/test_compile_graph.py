@@ -42,3 +42,28 @@ def test_levels_and_needs_are_those_node_by_node() -> None:
     assert graph.level == level
     assert graph.needs_grad == needs
     assert max(level.values()) > 3 and not all(needs.values())
+
+
+def test_invariant_nodes_read_no_input_through_builtin_ops() -> None:
+    """``Edges.invariant`` (what a batch's samples share): the computed nodes that read no input,
+    through the engine's own ops only (a user ``Function``'s result is never shared)."""
+    from tests.user_ops import Swish
+
+    w, b = Value(0.5), Value(-1.0)
+
+    def loss(x: Value) -> Value:
+        return (Swish.apply(w * b) + (w * w - b).tanh()) * x + (b * b + 1.0)
+
+    graph = read_graph(trace(loss, (3.0,), [w, b]))
+    varies: dict[Value, bool] = {}
+    for v in graph.nodes:
+        if v in graph.computed:
+            fn = graph.ops.get(v)
+            opaque = fn is not None and not fn.builtin
+            varies[v] = opaque or any(varies[t.value] for t in graph.terms(v))
+        else:
+            varies[v] = v in graph.trace.inputs
+    invariant = [v for v in graph.computed if not varies[v]]
+    got = [v for v, keep in zip(graph.nodes, graph.numbered.invariant.tolist()) if keep]
+    assert got == invariant
+    assert 0 < len(invariant) < len(graph.computed)

@@ -79,7 +79,8 @@ class Edges:
     (its operand needs one), node by node, each node's in rank order, the order the eager backward
     adds them in, from ``start`` on (by number); ``uses`` (``counts``, a list), each node's count
     of them, by number; ``needs``, whether it needs a gradient, by
-    number; ``operand_ids``, the numbers of every op node's
+    number; ``invariant``, by number, the computed nodes that read no input, through the engine's
+    own ops only (``sharing.py``'s shared values); ``operand_ids``, the numbers of every op node's
     operands in turn, node ``v``'s from ``first_operand[v]`` on.
 
     Grouped by node in numpy, not edge by edge in Python: a 13-token GPT step's plan has 107,000
@@ -108,7 +109,11 @@ class Edges:
         self.operand_ids = ids[:n_op]
         ranks = np.concatenate((at, np.fromiter(map(_third, terms), np.intp, len(terms))))
         counts = np.concatenate((arity, np.fromiter(map(len, map(operands.__getitem__, summed)), np.intp)))
-        self.needs = needs = levels_and_needs(np, graph, index, [*run, *summed], counts, ids)
+        # (an op not of the engine's own, a user Function's: what it computes is never shared)
+        own = np.fromiter(map(_builtin, map(ops.__getitem__, run)), bool, len(run))
+        opaque = np.concatenate((~own, np.zeros(len(summed), dtype=bool)))
+        self.needs, self.invariant = levels_and_needs(np, graph, index, [*run, *summed], counts, ids, opaque)
+        needs = self.needs
         keep = needs[ids]
         ids, ranks = ids[keep], ranks[keep]
         # by node, then by rank (ranks: 0 to n_edges - 1); the keys are unique, so any sort gives this
@@ -181,18 +186,26 @@ def read_graph(trace: Trace) -> Graph:
 
 _new_term, flatten = tuple.__new__, _chain.from_iterable
 _first, _third = itemgetter(0), itemgetter(2)
-_operands = attrgetter("_prev")
+_operands, _builtin = attrgetter("_prev"), attrgetter("builtin")
 
 
 def levels_and_needs(
-    np: Any, graph: Graph, index: dict[Value, int], consumers: list[Value], arity: Any, operand_ids: Any
-) -> Any:
-    """Each computed node's level (1 + its deepest operand's; a leaf's is 0) and whether a gradient
-    reaches it, from the numbered edges: ``operand_ids`` holds the operands of ``consumers`` (the
-    computed nodes), ``arity`` of each in turn.  In waves, in numpy: the nodes whose operands are
-    all done, then those they complete, and so on (a GPT step's 43 levels), not node by node (a
-    13-token GPT: 12-16 ms that way, for 107,000 operands).  Set in ``graph.level`` and
-    ``graph.needs_grad``; returned: the needs by node number (``index``)."""
+    np: Any,
+    graph: Graph,
+    index: dict[Value, int],
+    consumers: list[Value],
+    arity: Any,
+    operand_ids: Any,
+    opaque: Any,
+) -> tuple[Any, Any]:
+    """Each computed node's level (1 + its deepest operand's; a leaf's is 0), whether a gradient
+    reaches it and whether it depends on no input through ``opaque`` ops only (per consumer: a
+    user ``Function``'s), from the numbered edges: ``operand_ids`` holds the operands of
+    ``consumers`` (the computed nodes), ``arity`` of each in turn.  In waves, in numpy: the nodes
+    whose operands are all done, then those they complete, and so on (a GPT step's 43 levels),
+    not node by node (a 13-token GPT: 12-16 ms that way, for 107,000 operands).  Set in
+    ``graph.level`` and ``graph.needs_grad``; returned, by node number (``index``): the needs,
+    and the computed nodes that read no input and no opaque op (``Edges.invariant``)."""
     n = len(graph.nodes)
     cons = np.fromiter(map(index.__getitem__, consumers), np.intp, len(consumers))
     first_edge = np.cumsum(arity) - arity
@@ -202,6 +215,8 @@ def levels_and_needs(
     level = np.zeros(n, dtype=np.intp)
     needs = np.zeros(n, dtype=bool)
     needs[[index[p] for p in graph.trace.params if p in index]] = True
+    varies = np.zeros(n, dtype=bool)
+    varies[[index[x] for x in graph.trace.inputs if x in index]] = True
     by_operand = stable_order(np, operand_ids, n)  # (the edges out of each node, together)
     out_count = np.bincount(operand_ids, minlength=n)
     out_first = np.cumsum(out_count) - out_count  # (where each node's run begins in by_operand)
@@ -215,6 +230,7 @@ def levels_and_needs(
         done = cons[ready]
         level[done] = 1 + np.maximum.reduceat(level[reads], offsets)
         needs[done] = np.logical_or.reduceat(needs[reads], offsets)
+        varies[done] = np.logical_or.reduceat(varies[reads], offsets) | opaque[ready]
         # their consumers have one operand fewer to wait for per edge from them
         outs = out_count[done]
         places = concatenated_ranges(np, out_first[done], outs)
@@ -230,7 +246,7 @@ def levels_and_needs(
     in_order = np.fromiter(map(index.__getitem__, graph.computed), np.intp, len(graph.computed))
     graph.needs_grad.update(dict.fromkeys(graph.trace.params, True))
     graph.needs_grad.update(zip(graph.computed, needs[in_order].tolist()))
-    return needs
+    return needs, computed & ~varies
 
 
 def stable_order(np: Any, keys: Any, bound: int) -> Any:
