@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import chain as _chain
-from itertools import count, repeat
+from itertools import count, filterfalse, repeat
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
@@ -79,7 +79,8 @@ class Edges:
     (its operand needs one), node by node, each node's in rank order, the order the eager backward
     adds them in, from ``start`` on (by number); ``uses`` (``counts``, a list), each node's count
     of them, by number; ``needs``, whether it needs a gradient, by
-    number; ``operand_ids``, the numbers of every op node's
+    number; ``invariant``, by number, the computed nodes that read no input, through the engine's
+    own ops only (``sharing.py``'s shared values); ``operand_ids``, the numbers of every op node's
     operands in turn, node ``v``'s from ``first_operand[v]`` on.
 
     Grouped by node in numpy, not edge by edge in Python: a 13-token GPT step's plan has 107,000
@@ -90,8 +91,8 @@ class Edges:
         self.index = index = dict(zip(nodes, count()))
         # (no tuple made per edge: an op's edges are its operands, ranked from its node's rank on; an
         # ordered sum's, its terms)
-        run = [v for v in graph.computed if v in ops]
-        summed = [v for v in graph.computed if v not in ops]
+        run = list(filter(ops.__contains__, graph.computed))
+        summed = list(filterfalse(ops.__contains__, graph.computed))
         terms = list(_chain.from_iterable(map(operands.__getitem__, summed)))
         arity = np.fromiter(map(len, map(_operands, run)), np.intp, len(run))
         first = np.fromiter(map(graph.rank.__getitem__, run), np.intp, len(run))
@@ -108,7 +109,11 @@ class Edges:
         self.operand_ids = ids[:n_op]
         ranks = np.concatenate((at, np.fromiter(map(_third, terms), np.intp, len(terms))))
         counts = np.concatenate((arity, np.fromiter(map(len, map(operands.__getitem__, summed)), np.intp)))
-        self.needs = needs = levels_and_needs(np, graph, index, [*run, *summed], counts, ids)
+        # (an op not of the engine's own, a user Function's: what it computes is never shared)
+        own = np.fromiter(map(_builtin, map(ops.__getitem__, run)), bool, len(run))
+        opaque = np.concatenate((~own, np.zeros(len(summed), dtype=bool)))
+        self.needs, self.invariant = levels_and_needs(np, graph, index, [*run, *summed], counts, ids, opaque)
+        needs = self.needs
         keep = needs[ids]
         ids, ranks = ids[keep], ranks[keep]
         # by node, then by rank (ranks: 0 to n_edges - 1); the keys are unique, so any sort gives this
@@ -169,7 +174,7 @@ def read_graph(trace: Trace) -> Graph:
     # the nodes the replay computes (those with operands, not an input or a parameter, which it
     # reads), asked once here, not by each pass below (a GPT step: 10,000), with no call per node
     fed = param_index.keys() | graph.input_index.keys()
-    here = [v for v in graph.nodes if v._prev and v not in fed]
+    here = list(filterfalse(fed.__contains__, filter(_operands, graph.nodes)))
     sums = classify(graph, here)
     rank_edges(graph, here)
     fuse_sums(graph, sums, here)
@@ -181,18 +186,26 @@ def read_graph(trace: Trace) -> Graph:
 
 _new_term, flatten = tuple.__new__, _chain.from_iterable
 _first, _third = itemgetter(0), itemgetter(2)
-_operands = attrgetter("_prev")
+_operands, _builtin = attrgetter("_prev"), attrgetter("builtin")
 
 
 def levels_and_needs(
-    np: Any, graph: Graph, index: dict[Value, int], consumers: list[Value], arity: Any, operand_ids: Any
-) -> Any:
-    """Each computed node's level (1 + its deepest operand's; a leaf's is 0) and whether a gradient
-    reaches it, from the numbered edges: ``operand_ids`` holds the operands of ``consumers`` (the
-    computed nodes), ``arity`` of each in turn.  In waves, in numpy: the nodes whose operands are
-    all done, then those they complete, and so on (a GPT step's 43 levels), not node by node (a
-    13-token GPT: 12-16 ms that way, for 107,000 operands).  Set in ``graph.level`` and
-    ``graph.needs_grad``; returned: the needs by node number (``index``)."""
+    np: Any,
+    graph: Graph,
+    index: dict[Value, int],
+    consumers: list[Value],
+    arity: Any,
+    operand_ids: Any,
+    opaque: Any,
+) -> tuple[Any, Any]:
+    """Each computed node's level (1 + its deepest operand's; a leaf's is 0), whether a gradient
+    reaches it and whether it depends on no input through ``opaque`` ops only (per consumer: a
+    user ``Function``'s), from the numbered edges: ``operand_ids`` holds the operands of
+    ``consumers`` (the computed nodes), ``arity`` of each in turn.  In waves, in numpy: the nodes
+    whose operands are all done, then those they complete, and so on (a GPT step's 43 levels),
+    not node by node (a 13-token GPT: 12-16 ms that way, for 107,000 operands).  Set in
+    ``graph.level`` and ``graph.needs_grad``; returned, by node number (``index``): the needs,
+    and the computed nodes that read no input and no opaque op (``Edges.invariant``)."""
     n = len(graph.nodes)
     cons = np.fromiter(map(index.__getitem__, consumers), np.intp, len(consumers))
     first_edge = np.cumsum(arity) - arity
@@ -202,9 +215,12 @@ def levels_and_needs(
     level = np.zeros(n, dtype=np.intp)
     needs = np.zeros(n, dtype=bool)
     needs[[index[p] for p in graph.trace.params if p in index]] = True
-    by_operand = np.argsort(operand_ids, kind="stable")  # (the edges out of each node, together)
-    out_first = np.searchsorted(operand_ids[by_operand], np.arange(n))
+    varies = np.zeros(n, dtype=bool)
+    varies[[index[x] for x in graph.trace.inputs if x in index]] = True
+    by_operand = stable_order(np, operand_ids, n)  # (the edges out of each node, together)
     out_count = np.bincount(operand_ids, minlength=n)
+    out_first = np.cumsum(out_count) - out_count  # (where each node's run begins in by_operand)
+    waiting = np.zeros(len(consumers), dtype=bool)  # (scratch: the consumers a wave completes)
     pending = np.bincount(owner[computed[operand_ids]], minlength=len(consumers))  # operands not done
     ready = np.flatnonzero(pending == 0)
     while ready.size:
@@ -214,19 +230,37 @@ def levels_and_needs(
         done = cons[ready]
         level[done] = 1 + np.maximum.reduceat(level[reads], offsets)
         needs[done] = np.logical_or.reduceat(needs[reads], offsets)
+        varies[done] = np.logical_or.reduceat(varies[reads], offsets) | opaque[ready]
         # their consumers have one operand fewer to wait for per edge from them
         outs = out_count[done]
         places = concatenated_ranges(np, out_first[done], outs)
         users = owner[by_operand[places]]
         pending -= np.bincount(users, minlength=len(consumers))
-        ready = np.unique(users[pending[users] == 0])
+        # (marked, then read back: sorted and each once, as np.unique gives them, without its sort)
+        waiting[users[pending[users] == 0]] = True
+        ready = np.flatnonzero(waiting)
+        waiting[ready] = False
     assert not pending.any(), "a computed node whose operands were never all done"
-    graph.level.update(dict.fromkeys(graph.nodes, 0))
+    # (by number: a node not computed, a leaf or a fused link, was never done, its level left 0)
+    graph.level.update(zip(graph.nodes, level.tolist()))
     in_order = np.fromiter(map(index.__getitem__, graph.computed), np.intp, len(graph.computed))
-    graph.level.update(zip(graph.computed, level[in_order].tolist()))
     graph.needs_grad.update(dict.fromkeys(graph.trace.params, True))
     graph.needs_grad.update(zip(graph.computed, needs[in_order].tolist()))
-    return needs
+    return needs, computed & ~varies
+
+
+def stable_order(np: Any, keys: Any, bound: int) -> Any:
+    """``np.argsort(keys, kind="stable")`` for keys in ``range(bound)``: the order is the same
+    whatever the sort, and numpy radix-sorts keys of 16 bits, where it merge-sorts wider ones
+    (a 17-token GPT trace's 141,000 operands: 1.8 -> 1.2 ms).
+
+    >>> np = load_numpy()
+    >>> stable_order(np, np.array([2, 0, 2, 1]), 3).tolist()
+    [1, 3, 0, 2]
+    """
+    if bound <= 1 << 16:
+        keys = keys.astype(np.uint16)
+    return np.argsort(keys, kind="stable")
 
 
 def concatenated_ranges(np: Any, starts: Any, sizes: Any) -> Any:

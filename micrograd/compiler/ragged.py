@@ -118,11 +118,11 @@ def contribution_slot_tags(plan: Plan, tag_at: Ints) -> Ints:
     slot_tag = np.full(plan.n_contrib, ALWAYS, dtype=np.intp)
     if not plan.contrib_blocks:
         return slot_tag  # type: ignore[no-any-return]
-    # (slot start + i * nodes + j: node + j's), for every block at once: a GPT step has 470
-    start, stop, node, nodes = np.array(plan.contrib_blocks, dtype=np.intp).T
-    size = stop - start
-    at = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)  # (place in its block)
-    slot_tag[np.repeat(start, size) + at] = tag_at[np.repeat(node, size) + at % np.repeat(nodes, size)]
+    # (slot start + i * nodes + j: node + j's): each block's slots as a (terms, nodes) view, its
+    # nodes' tags broadcast into it, where indexing every slot at once (a 17-token GPT step's
+    # 142,000 in 478 blocks) took 3.7-4.2 ms, against 1
+    for start, stop, node, nodes in plan.contrib_blocks:
+        slot_tag[start:stop].reshape(-1, nodes)[...] = tag_at[node : node + nodes]
     return slot_tag  # type: ignore[no-any-return]
 
 
@@ -197,7 +197,7 @@ class Cuts:
                 continue
             outer_slots = (grp.start + np.flatnonzero(outer)).tolist()
             if outer_slots and not value_at:
-                value_at = {s: v for v, s in plan.layout.slot.items()}
+                value_at = dict(zip(plan.layout.slot.values(), plan.layout.slot))  # (C speed)
             for v in map(value_at.__getitem__, outer_slots):
                 if any(tags.get(c, ALWAYS) != ALWAYS for c in v._prev):
                     raise CompileError(

@@ -108,10 +108,10 @@ def assign_slots(
     lead_set = set(leading)
     region = [p for p in read if p not in lead_set]
     n_in = len(inputs)
-    slot.update((p, n_in + i) for i, p in enumerate(region))
+    slot.update(zip(region, count(n_in)))  # (numbered by zip and count, as the groups below)
     constants = [v for v in graph.nodes if not v._prev and v not in slot and v not in lead_set]
     constants += pads  # (what merged groups pad operands with: group_nodes.Pads)
-    slot.update((c, n_in + len(region) + i) for i, c in enumerate(constants))
+    slot.update(zip(constants, count(n_in + len(region))))
     n = n_in + len(region) + len(constants)
     for key in keys:  # (numbered by zip and count: no Python frame per node)
         placed = (*lead.get(key, ()), *groups[key])
