@@ -120,7 +120,7 @@ def contribution_slot_tags(plan: Plan, tag_at: Ints) -> Ints:
         return slot_tag  # type: ignore[no-any-return]
     # (slot start + i * nodes + j: node + j's): each block's slots as a (terms, nodes) view, its
     # nodes' tags broadcast into it, where indexing every slot at once (a 17-token GPT step's
-    # 142,000 in 478 blocks) took 3.7-4.2 ms, against 1
+    # 142,000 in 478 blocks) took 3.7-4.2 ms, against 0.31-0.36 ms this way
     for start, stop, node, nodes in plan.contrib_blocks:
         slot_tag[start:stop].reshape(-1, nodes)[...] = tag_at[node : node + nodes]
     return slot_tag  # type: ignore[no-any-return]
