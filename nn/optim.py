@@ -7,7 +7,9 @@ float operations follow PyTorch's single-tensor CPU implementations, so a step
 agrees with ``torch.optim`` in float64 to rounding.  With numpy installed, ``step()``
 runs them on arrays of all the parameters at once, the same operations per element in
 the same order (the scalar loop's numbers, bit for bit), on the arrays a compiled step
-of the same parameters hands on (``micrograd.compiler.flat``); ``.data`` is set either way.
+of the same parameters hands on (``micrograd.compiler.flat``).  Either way ``p.data`` reads the
+new number after ``step()``: set at once, or, after an array step, when first looked at
+(``micrograd.compiler.held``).
 """
 
 from __future__ import annotations
@@ -164,6 +166,9 @@ class Optimizer:
 
     def zero_grad(self) -> None:
         """Set every parameter's ``.grad`` to 0.0."""
+        flat = self._flat
+        if flat is not None and self._flat_params == self.params and flat.zero_grads(0.0):
+            return  # (held as arrays after a step: zeroed there, micrograd.compiler.held)
         for p in self.params:
             p.grad = 0.0
 

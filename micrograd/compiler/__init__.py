@@ -14,7 +14,8 @@ each a module of this package:
    (``routes.py``);
 3. **run** (``run.py``, ``CompiledStep``): replay the plan on arrays, groups
    forward, gradients backward (``kernels.py``: ``Group``, ``Gather``); the parameters' ``.data``
-   and ``.grad`` are handed on as arrays to an optimizer of the same parameters (``flat.py``).
+   and ``.grad`` are handed on as arrays to an optimizer of the same parameters (``flat.py``),
+   and held as arrays between steps, written into the Values when looked at (``held.py``).
 
 There is no table of ops: each group runs its op's own ``Function.forward`` and
 ``backward`` on the arrays, the very definition the eager engine runs on floats.  The one

@@ -14,10 +14,15 @@ the arrays stand; a number set since (``p.data = 5.0``, ``load_state_dict``, cli
 optimizer's ``.data``, a backward's ``.grad`` over fresh zeros), it checks instead, as it
 writes each, that the Value still holds the very object the arrays were made of, and sets
 back what it wrote at the first that does not (``write_data_if_unchanged``, ``add_rows``):
-one pass over the Values rather than a pass to read them and one to write.  The Values stay
-the truth: every
-write goes to their ``.data`` and ``.grad`` as well, so reading them between steps gives
-the current numbers, and setting them takes effect at the next step.
+one pass over the Values rather than a pass to read them and one to write.
+
+Where an optimizer's update passes that check, the Values are held instead of written
+(``held.py``): the arrays are then the numbers, and the first look at any of the parameters,
+a read or a write, from anywhere, writes them all back (``release``).  While they are held, a
+compiled step reads the arrays as they are and adds its gradients into them, and an optimizer
+zeroes the gradients there (``zero_grads``), no Value touched.  So reading a parameter between
+steps gives the current number, and setting one takes effect at the next step, as if every
+number had been written.
 
 The compiled steps of a model and its optimizer share one ``FlatParams`` (``shared``, by
 the identity of the parameters, in their order), so that what one writes the other reads
@@ -40,14 +45,14 @@ import operator
 import struct
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from itertools import repeat
+from typing import Any
 
 from .._core.bookkeeping import ZERO_SUM, add_rows_into_grad
+from ..engine import Value
 from .errors import load_numpy
+from .held import HeldValue, held_class
 from .kernels import ordered_sum
-
-if TYPE_CHECKING:
-    from ..engine import Value
 
 __all__ = ["FlatParams", "shared"]
 
@@ -77,6 +82,13 @@ class FlatParams:
         "_grad",
         "_grad_objs",
         "_grad_zeros",
+        "_held",
+        "_held_class",
+        "_fresh",
+        "_grad_made",
+        "_read_held",
+        "_hold_backoff",
+        "_writes_before_hold",
         "__weakref__",
     )
 
@@ -91,9 +103,21 @@ class FlatParams:
         self._grad: Any = None
         self._grad_objs: list[Any] | None = None
         self._grad_zeros: Picker | None = _none
+        # Held (held.py): the Values keep old numbers, the arrays have them; the objects to give
+        # back are made then.  ``_fresh``: the zero every .grad holds (``zero_grads``), else None;
+        # ``_grad_made``: which .grads the last gradients reached, and the zero of the others.
+        self._held = False
+        self._held_class: type[HeldValue] | None = None
+        self._fresh: float | None = None
+        self._grad_made: tuple[Any, float] | None = None
+        self._read_held = False  # (whether a step read the arrays while held: holding paid)
+        self._hold_backoff = self._writes_before_hold = 0
 
     def data(self) -> Any:
         """The parameters' ``.data`` now, as an array (None if one is not a float or an int)."""
+        if self._held:
+            self._read_held = True
+            return self._data
         objs = [p.data for p in self.params]
         if self._data_zeros is None:
             self._data_zeros = zeros_of(self._data)
@@ -103,6 +127,8 @@ class FlatParams:
 
     def grad(self) -> Any:
         """The parameters' ``.grad`` now, as an array (None if one is not a float or an int)."""
+        if self._held:
+            return self._grad
         objs = [p.grad for p in self.params]
         if self._grad_zeros is None:
             self._grad_zeros = zeros_of(self._grad)
@@ -124,12 +150,16 @@ class FlatParams:
         >>> [x.tolist() for x in flat.known()]
         [[0.5], [1.0]]
         """
-        if self._grad_objs is None or self._data_objs is None:
+        if not self._held and (self._grad_objs is None or self._data_objs is None):
             return None
         return self._grad, self._data
 
     def write_data(self, data: Any) -> None:
         """Set every parameter's ``.data`` to its number in ``data`` (kept as the array)."""
+        if self._held:
+            data.flags.writeable = False
+            self._data, self._data_objs = data, None
+            return
         objs = data.tolist()
         for p, x in zip(self.params, objs):
             p.data = x
@@ -139,7 +169,8 @@ class FlatParams:
         """``write_data(data)`` if every ``.data`` and ``.grad`` still holds the very object that
         ``known()``'s arrays were made of (``data`` computed from those, then right for each
         parameter), checked parameter by parameter as it writes: one pass over the Values where
-        reading them to check, then writing, took three.  Else nothing changed (the ``.data``
+        reading them to check, then writing, took three; held instead of written (held.py)
+        unless holding them did not pay lately (``release``).  Else nothing changed (the ``.data``
         written so far set back) and False: read them (``grad()``, ``data()``) and compute again.
 
         >>> from micrograd import Value
@@ -151,22 +182,70 @@ class FlatParams:
         >>> flat.write_data_if_unchanged(flat.data() + 1), a.data, b.data
         (False, 2.0, 3.0)
         """
+        if self._held:
+            self.write_data(data)
+            return True
         data_objs, grad_objs = self._data_objs, self._grad_objs
         if data_objs is None or grad_objs is None:
             return False
-        objs = data.tolist()
+        hold = self._writes_before_hold == 0
+        self._writes_before_hold -= not hold
+        held = self._held_class = self._held_class or held_class(self)
+        objs = repeat(None) if hold else data.tolist()
         params = self.params
         # (``is``, not ``==``: the same object holds the same number, signed zeros included)
         for p, x, old, g in zip(params, objs, data_objs, grad_objs):
             if p.data is not old or p.grad is not g:
                 break
-            p.data = x
+            if hold:
+                p.__class__ = held  # (its .data written when something looks at it)
+            else:
+                p.data = x
         else:
-            self._data, self._data_objs, self._data_zeros = self._kept(data, objs)
+            if hold:
+                self._held, self._fresh, self._grad_made, self._read_held = True, None, None, False
+                self.write_data(data)
+            else:
+                self._data, self._data_objs, self._data_zeros = self._kept(data, objs)  # type: ignore[arg-type]
             return True
         for q, old in zip(params[: index_of(params, p)], data_objs):
-            q.data = old  # (those written before the one set since: back to what they held)
+            q.__class__ = Value  # (those written or held before the one set since: as they were)
+            q.data = old
         return False
+
+    def release(self) -> None:
+        """Write the held numbers into the Values, plain Values again (held.py: the first look at
+        any held parameter calls this); nothing to do if they are not held."""
+        if not self._held:
+            return
+        data_objs = self._data.tolist() if self._data_objs is None else self._data_objs
+        grad_objs = self._grad_objs
+        if grad_objs is None and self._fresh is not None:
+            grad_objs = [self._fresh] * len(self.params)  # (zero_grads: the very zero in each)
+        elif grad_objs is None:
+            reached, zero = self._grad_made  # type: ignore[misc]
+            grad_objs = first_grads(self._grad, reached, zero, load_numpy().flatnonzero(~reached).tolist())[1]
+        for p, x, g in zip(self.params, data_objs, grad_objs):
+            p.__class__ = Value
+            p.data = x
+            p.grad = g
+        self._held, self._fresh, self._grad_made = False, None, None
+        self._data_objs, self._data_zeros = data_objs, None
+        self._grad_objs, self._grad_zeros = grad_objs, None
+        # Held, then looked at before a step read the arrays (a loop that reads a parameter at
+        # every step): holding cost more than writing.  Written the next 1, 2, 4, ... 64 times.
+        self._hold_backoff = 0 if self._read_held else min(2 * self._hold_backoff or 1, 64)
+        self._writes_before_hold = self._hold_backoff
+
+    def zero_grads(self, zero: float) -> bool:
+        """While the parameters are held: every ``.grad`` set to ``zero`` (an optimizer's
+        ``zero_grad``), no Value written; else False (nothing done: set them one by one)."""
+        if not self._held:
+            return False
+        self._grad = load_numpy().zeros(len(self.params))
+        self._grad.flags.writeable = False
+        self._grad_objs, self._fresh, self._grad_made = None, zero, None
+        return True
 
     def add_grad(self, grads: Any, reached: Any) -> None:
         """Add ``grads`` into the ``.grad`` of the parameters ``reached`` marks, as ``backward()``
@@ -182,6 +261,9 @@ class FlatParams:
         else by the general rule, ``add_rows_into_grad``."""
         np = load_numpy()
         rows, reached = np.asarray(rows, dtype=np.float64), np.asarray(reached, dtype=bool)
+        if self._add_to_held(rows, reached):
+            return
+        self.release()  # (held .grads that are not all zero_grads' zero: added into the Values)
         if self._add_to_fresh(rows, reached):
             return
         kept = add_rows_into_grad(self.params, rows, reached)
@@ -189,6 +271,21 @@ class FlatParams:
             self._grad, self._grad_objs, self._grad_zeros = None, None, _none
         else:
             self._grad, self._grad_objs, self._grad_zeros = self._kept(kept[1], kept[0])
+
+    def _add_to_held(self, rows: Any, reached: Any) -> bool:
+        """``add_rows`` while the parameters are held with every ``.grad`` the zero ``zero_grads``
+        set: as ``_add_to_fresh``, into the array alone (the objects are made if released)."""
+        zero = self._fresh
+        if zero is None:
+            return False
+        summed = passes_summed(rows, reached, len(self.params))
+        if summed is None:
+            return False
+        total, touched = summed
+        self._grad = load_numpy().where(touched, total, zero)
+        self._grad.flags.writeable = False
+        self._grad_objs, self._fresh, self._grad_made = None, None, (touched, zero)
+        return True
 
     def _add_to_fresh(self, rows: Any, reached: Any) -> bool:
         """``add_rows`` where every ``.grad`` is the very zero object of the first (as
@@ -203,13 +300,11 @@ class FlatParams:
         first = params[0].grad if params else None
         if type(first) is not float or first or first is ZERO_SUM:
             return False
-        if rows.ndim != 2 or rows.shape != reached.shape or rows.shape[1] != len(params) or not len(rows):
+        summed = passes_summed(rows, reached, len(params))
+        if summed is None:
             return False
-        np = load_numpy()
-        touched = reached[0] if len(rows) == 1 else reached.any(axis=0)
-        with np.errstate(all="ignore"):  # inf and nan are sums here, as in the engine
-            total = ordered_sum(np, np.where(reached, rows, -0.0))  # (-0.0: a pass not reaching adds nothing)
-        new, objs = first_grads(total, touched, first, np.flatnonzero(~touched).tolist())
+        total, touched = summed
+        new, objs = first_grads(total, touched, first, load_numpy().flatnonzero(~touched).tolist())
         for p, x in zip(params, objs):
             if p.grad is not first:
                 break
@@ -231,6 +326,17 @@ class FlatParams:
             return None, None, _none  # (not numbers: read again, and the caller's scalar path says what)
         array.flags.writeable = False
         return array, objs, None
+
+
+def passes_summed(rows: Any, reached: Any, n: int) -> tuple[Any, Any] | None:
+    """Each parameter's gradients from passes ``rows`` (where ``reached``) added in order from -0.0,
+    and whether any pass reached it; None unless the arrays are one row per pass of ``n`` numbers."""
+    if rows.ndim != 2 or rows.shape != reached.shape or rows.shape[1] != n or not len(rows):
+        return None
+    np = load_numpy()
+    touched = reached[0] if len(rows) == 1 else reached.any(axis=0)
+    with np.errstate(all="ignore"):  # inf and nan are sums here, as in the engine
+        return ordered_sum(np, np.where(reached, rows, -0.0)), touched  # (-0.0: adds nothing)
 
 
 def first_grads(grads: Any, reached: Any, first: float, unreached: list[int]) -> tuple[Any, list[Any]]:
