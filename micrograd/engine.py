@@ -320,7 +320,10 @@ def visit(node: Value, order: dict[Value, Any]) -> None:
     """Put ``node`` into ``order`` after every operand behind it (``topological_order``'s step)."""
     for child in node._prev:
         if child not in order:  # (a node being visited can't recur: the graph is acyclic)
-            visit(child, order)
+            if child._prev:
+                visit(child, order)
+            else:  # a leaf, put in without a call (a GPT's graph: half its nodes, its weights)
+                order[child] = None
     order[node] = None
 
 
