@@ -219,7 +219,8 @@ MICROGPT = Workload(
     baselines=(MG, GPT_FLOOR),
     agreement="loss",
     note="the same names in the same order, one per step; microgpt's script is ours, written once and run "
-    "on either Value; the compiled row's sample is the mean step over 1,000 steps, its traces included; "
+    "on either Value; the compiled row's sample is the mean step over 1,000 steps, its traces included "
+    "(every row's imports, numpy's too, before its timer); "
     "the numpy floor is the same training vectorised by hand (gpt_floor.py), every step of the 1,000 timed; "
     "its ordered-sums rows make every matrix product (forward, backward, attention, weight gradients) an "
     "in-order sum over the contracted axis, first term to last, as the eager engine adds a dot product (no "
