@@ -120,14 +120,23 @@ def target_calls_the_c_library(target: str) -> bool:
     return bool(parts) and all(p in CALLS_THE_C_LIBRARY for p in parts)
 
 
-def dispatch_target(ufunc: str) -> str | None:
-    """The target of the float64 loop numpy runs for ``ufunc`` on this machine, or None when
-    this numpy does not say (numpy 1.x has no ``opt_func_info``)."""
+def loops_info(ufunc: str, signature: str) -> dict[str, Any] | None:
+    """What numpy's dispatch says of ``ufunc``'s loops of ``signature`` on this machine, loop by
+    loop (none listed: its generic loop, no SIMD kernel), or None when this numpy does not say
+    (numpy 1.x has no ``opt_func_info``)."""
     try:
         from numpy.lib.introspect import opt_func_info
     except ImportError:
         return None
-    info = opt_func_info(func_name=f"^{ufunc}$", signature="float64").get(ufunc, {})
+    return opt_func_info(func_name=f"^{ufunc}$", signature=signature).get(ufunc, {})
+
+
+def dispatch_target(ufunc: str) -> str | None:
+    """The target of the float64 loop numpy runs for ``ufunc`` on this machine, or None when
+    this numpy does not say."""
+    info = loops_info(ufunc, "float64")
+    if info is None:
+        return None
     # one float64 -> float64 loop ("dd" in numpy 2.4): its target, if numpy names a single one
     targets = {loop.get("current") for loop in info.values() if isinstance(loop, dict)}
     return targets.pop() if len(targets) == 1 and None not in targets else None
@@ -362,11 +371,7 @@ def complex_loop_is_generic(ufunc: str) -> bool:
     """Whether numpy's complex128 loop for ``ufunc`` is its generic one (no SIMD kernel, as
     ``opt_func_info`` says by listing none), which calls the C library's complex function; False
     when this numpy does not say (numpy 1.x)."""
-    try:
-        from numpy.lib.introspect import opt_func_info
-    except ImportError:
-        return False
-    return not opt_func_info(func_name=f"^{ufunc}$", signature="complex128").get(ufunc)
+    return loops_info(ufunc, "complex128") == {}
 
 
 def array_function(name: str) -> Callable[..., Any] | None:
