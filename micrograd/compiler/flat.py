@@ -156,9 +156,8 @@ class FlatParams:
 
     def write_data(self, data: Any) -> None:
         """Set every parameter's ``.data`` to its number in ``data`` (kept as the array)."""
-        if self._held:
-            data.flags.writeable = False
-            self._data, self._data_objs = data, None
+        if self._held:  # (the objects made if released)
+            self._data, self._data_objs, self._data_zeros = self._kept(data, None)
             return
         objs = data.tolist()
         for p, x in zip(self.params, objs):
@@ -242,9 +241,8 @@ class FlatParams:
         ``zero_grad``), no Value written; else False (nothing done: set them one by one)."""
         if not self._held:
             return False
-        self._grad = load_numpy().zeros(len(self.params))
-        self._grad.flags.writeable = False
-        self._grad_objs, self._fresh, self._grad_made = None, zero, None
+        self._grad, self._grad_objs, self._grad_zeros = self._kept(load_numpy().zeros(len(self.params)), None)
+        self._fresh, self._grad_made = zero, None
         return True
 
     def add_grad(self, grads: Any, reached: Any) -> None:
@@ -282,9 +280,10 @@ class FlatParams:
         if summed is None:
             return False
         total, touched = summed
-        self._grad = load_numpy().where(touched, total, zero)
-        self._grad.flags.writeable = False
-        self._grad_objs, self._fresh, self._grad_made = None, None, (touched, zero)
+        self._grad, self._grad_objs, self._grad_zeros = self._kept(
+            load_numpy().where(touched, total, zero), None
+        )
+        self._fresh, self._grad_made = None, (touched, zero)
         return True
 
     def _add_to_fresh(self, rows: Any, reached: Any) -> bool:
@@ -317,11 +316,11 @@ class FlatParams:
         return False
 
     @staticmethod
-    def _kept(array: Any, objs: list[Any]) -> tuple[Any, list[Any] | None, Picker | None]:
-        """What to keep of ``array``, made of the numbers ``objs``: the array (read-only: shared by a
-        step and an optimizer, never changed in place), the objects, and where the zeros are (None:
-        worked out when first needed, ``zeros_of``: a step whose arrays are checked as they are
-        written never needs it)."""
+    def _kept(array: Any, objs: list[Any] | None) -> tuple[Any, list[Any] | None, Picker | None]:
+        """What to keep of ``array``, made of the numbers ``objs`` (None while held: made if
+        released): the array (read-only: shared by a step and an optimizer, never changed in
+        place), the objects, and where the zeros are (None: worked out when first needed,
+        ``zeros_of``: a step whose arrays are checked as they are written never needs it)."""
         if array is None:
             return None, None, _none  # (not numbers: read again, and the caller's scalar path says what)
         array.flags.writeable = False
