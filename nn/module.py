@@ -10,8 +10,10 @@ they were assigned (as ``torch.nn.Module`` does for registered ones):
   parameters follow, prefixed with ``attr.`` (``attr.i.`` for a list).
 
 Everything else (numbers, strings, functions) is configuration and is ignored.
-``named_parameters()`` is the one source of truth: ``parameters()``,
-``zero_grad()``, ``state_dict()`` and ``load_state_dict()`` all derive from it.
+One walk finds them (``_module_parameters``): ``named_parameters()`` names them as it
+goes, ``parameters()`` and ``zero_grad()`` take them unnamed, and ``state_dict()`` and
+``load_state_dict()`` derive from ``named_parameters()``.  A subclass that defines its own
+``named_parameters()`` is taken at its word, by all of them.
 
 A subclass's ``__call__`` and ``forward`` run as written: nothing here knows about the
 pictures.  ``micrograd.scopes.record_scopes()``, for its duration, makes each module call open
@@ -24,7 +26,7 @@ import math
 import numbers
 import reprlib
 from collections.abc import Iterator, Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from micrograd import Value
 
@@ -55,13 +57,17 @@ class Module:
 
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Value]]:
         """``(name, parameter)`` pairs in attribute-definition order, depth first."""
-        for attr, value in vars(self).items():
-            if not attr.startswith("_"):  # private attributes are the module's own business
-                yield from _named(prefix + attr, value)
+        found: list[tuple[str, Value]] = []
+        _module_parameters(self, prefix, found)
+        return iter(found)
 
     def parameters(self) -> list[Value]:
         """All parameters, in the order of ``named_parameters()``."""
-        return [p for _, p in self.named_parameters()]
+        if type(self).named_parameters is not Module.named_parameters:  # (a subclass's own, then)
+            return [p for _, p in self.named_parameters()]
+        found: list[Value] = []
+        _module_parameters(self, None, found)  # (found without naming them: see _module_parameters)
+        return found
 
     def zero_grad(self) -> None:
         """Set every parameter's ``.grad`` to 0.0 (gradients accumulate otherwise)."""
@@ -70,7 +76,7 @@ class Module:
 
     def num_parameters(self) -> int:
         """How many scalar parameters the module has."""
-        return sum(1 for _ in self.named_parameters())
+        return len(self.parameters())
 
     def state_dict(self) -> dict[str, float]:
         """A copy of the parameter values, keyed by name (plain floats, no graph)."""
@@ -112,16 +118,34 @@ class Module:
         return IncompatibleKeys(missing, unexpected)
 
 
-def _named(name: str, value: object) -> Iterator[tuple[str, Value]]:
-    """The parameters in attribute ``value``: a Value, a Module, or a list or tuple of them,
-    nested (a weight matrix as a list of rows), entry ``i`` named ``name.i``."""
+def _module_parameters(module: Module, prefix: str | None, found: list[Any]) -> None:
+    """Append the parameters of ``module``'s public attributes to ``found``, in the order they were
+    assigned, depth first: as ``(prefix + name, parameter)`` pairs, or, with ``prefix`` None, the
+    parameters alone (``parameters()``: a GPT's 4,192 took 1.8-1.9 ms a call named, 0.3-0.5 not)."""
+    for attr, value in vars(module).items():
+        if not attr.startswith("_"):  # private attributes are the module's own business
+            _attribute_parameters(value, None if prefix is None else prefix + attr, found)
+
+
+def _attribute_parameters(value: object, name: str | None, found: list[Any]) -> None:
+    """The parameters in attribute ``value`` (named ``name``, or None: unnamed) appended to ``found``:
+    a Value, a Module, or a list or tuple of them, nested (a weight matrix as a list of rows), entry
+    ``i`` named ``name.i``."""
     if isinstance(value, Value):
-        yield name, value
+        found.append(value if name is None else (name, value))
     elif isinstance(value, Module):
-        yield from value.named_parameters(name + ".")
+        prefix = None if name is None else name + "."
+        if type(value).named_parameters is Module.named_parameters:
+            _module_parameters(value, prefix, found)
+        else:  # (a subclass's own named_parameters says what its parameters are)
+            pairs = value.named_parameters("" if prefix is None else prefix)
+            found.extend([p for _, p in pairs] if prefix is None else pairs)
+    elif isinstance(value, (list, tuple)) and name is None:
+        for item in value:
+            _attribute_parameters(item, None, found)
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            yield from _named(f"{name}.{i}", item)
+            _attribute_parameters(item, f"{name}.{i}", found)
 
 
 def _some(names: list[str], shown: int = 5) -> str:

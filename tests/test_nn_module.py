@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import pytest
 
@@ -37,6 +38,34 @@ def test_named_parameters_follow_attribute_order_depth_first() -> None:
         "blocks.1.w.0",
         "blocks.1.b",
     ]
+
+
+class Renamed(Module):
+    """A module that says what its parameters are itself: only ``kept``, named ``only``."""
+
+    def __init__(self) -> None:
+        self.kept, self.ignored = Value(1.0), Value(2.0)
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Value]]:
+        yield prefix + "only", self.kept
+
+
+def test_parameters_are_the_named_parameters_in_their_order_overrides_included() -> None:
+    class Outer(Module):
+        def __init__(self) -> None:
+            self.affine, self.renamed, self.rows = Affine(), Renamed(), [[Renamed()], (Value(3.0),)]
+
+    for module in (Affine(), Outer(), Renamed(), MLP(3, [4, 2], seed=1)):
+        named = list(module.named_parameters())
+        assert all(a is b for a, b in zip(module.parameters(), [p for _, p in named], strict=True))
+        assert module.num_parameters() == len(named)
+    outer = Outer()
+    names = [name for name, _ in outer.named_parameters()]
+    assert names[-3:] == ["renamed.only", "rows.0.0.only", "rows.1.0"]
+    assert next(outer.named_parameters("m.")) == ("m.affine.scale", outer.affine.scale)
+    outer.renamed.kept.grad = outer.renamed.ignored.grad = 5.0
+    outer.zero_grad()
+    assert (outer.renamed.kept.grad, outer.renamed.ignored.grad) == (0.0, 5.0)
 
 
 def test_mlp_parameter_order_is_micrograds() -> None:
