@@ -71,7 +71,13 @@ class Module:
 
     def zero_grad(self) -> None:
         """Set every parameter's ``.grad`` to 0.0 (gradients accumulate otherwise)."""
-        for p in self.parameters():
+        params = self.parameters()
+        if params and getattr(type(params[0]), "holder", None) is not None:  # (held: see the next line)
+            from micrograd.compiler.held import zero_held_grads  # (then imported already)
+
+            if zero_held_grads(params):
+                return
+        for p in params:
             p.grad = 0.0
 
     def num_parameters(self) -> int:

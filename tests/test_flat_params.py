@@ -461,23 +461,33 @@ def test_parameters_looked_at_after_every_step_are_soon_written_not_held() -> No
     assert held == [0, 2, 5, 10, 19, 36]
 
 
-@pytest.mark.parametrize("zero", ["model", "set by hand"])
-def test_gradients_zeroed_otherwise_than_by_the_optimizer_give_the_held_numbers_back(zero: str) -> None:
+@pytest.mark.parametrize("zero", ["model", "model, the optimizer's order another", "set by hand"])
+def test_gradients_zeroed_otherwise_than_by_the_optimizer_train_bit_for_bit(zero: str) -> None:
+    # model.zero_grad() over the very parameters the optimizer holds zeroes them where they are
+    # held; over another order, or a .grad set by hand, gives the held numbers back first
     flat_model, eager_model = pair(13)
     replay = flat_model.compile_loss()
     flat_ps, eager_ps = flat_model.parameters(), eager_model.parameters()
-    flat_opt, eager_opt = make("adam", flat_ps, True), make("adam", eager_ps, False)
+    order = slice(None, None, -1 if "order" in zero else 1)
+    flat_opt, eager_opt = make("adam", flat_ps[order], True), make("adam", eager_ps[order], False)
+    held_after_zero = []
     for step, doc in enumerate(docs(13, 8)):
-        if zero == "model":
+        if zero.startswith("model"):
             flat_model.zero_grad()
         else:
             for p in flat_ps:
                 p.grad = 0.0
+        held_after_zero.append(type(flat_ps[0]).__name__ == "HeldValue")
         eager_model.zero_grad()
         assert bits([replay.backward(doc)]) == bits([eager_backward(eager_model, doc)]), step
         flat_opt.step()
         eager_opt.step()
-    assert bits([p.data for p in flat_ps]) == bits([p.data for p in eager_ps])
+    assert any(held_after_zero) == (zero == "model")
+    flat_model.zero_grad()
+    eager_model.zero_grad()
+    assert bits([p.data for p in flat_ps]) == bits([p.data for p in eager_ps])  # (a look: given back)
+    assert bits([p.grad for p in flat_ps]) == bits([p.grad for p in eager_ps]) == bits([0.0] * len(flat_ps))
+    assert all(type(p) is Value for p in flat_ps)
 
 
 def test_two_optimizers_over_the_parameters_in_two_orders_hold_them_in_turn() -> None:

@@ -32,11 +32,12 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..engine import Value
 
-__all__ = ["HeldValue", "held_class", "release"]
+__all__ = ["HeldValue", "held_class", "release", "zero_held_grads"]
 
 
 class HeldValue(Value):
@@ -87,3 +88,24 @@ def release(v: Value) -> None:
         holder.release()
     if type(v) is not Value:  # (a class made by held_class, its holder gone: the slots are right)
         v.__class__ = Value
+
+
+def zero_held_grads(params: Sequence[Value]) -> bool:
+    """Every ``.grad`` of ``params`` set to 0.0 where they are held, if they are the very parameters
+    one ``FlatParams`` holds, in its order (``model.zero_grad()`` after an optimizer of
+    ``model.parameters()`` stepped on arrays): no Value is written, they stay held.  Else False,
+    nothing done (set them one by one).
+
+    >>> from micrograd import Value
+    >>> from micrograd.compiler.flat import FlatParams
+    >>> a, b = Value(1.0), Value(2.0)
+    >>> flat = FlatParams([a, b]); _ = flat.grad(), flat.data()
+    >>> flat.write_data_if_unchanged(flat.data() * 10)
+    True
+    >>> zero_held_grads([b, a]), zero_held_grads([a, b]), type(a).__name__
+    (False, True, 'HeldValue')
+    >>> a.grad, b.grad, b.data
+    (0.0, 0.0, 20.0)
+    """
+    holder = type(params[0]).holder if params and isinstance(params[0], HeldValue) else None
+    return holder is not None and holder.params == tuple(params) and bool(holder.zero_grads(0.0))
