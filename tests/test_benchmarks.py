@@ -154,6 +154,25 @@ def test_an_older_engine_gets_no_module_from_the_working_tree(tmp_path: Path) ->
     assert json.loads(out.read_text())["error"].startswith("ImportError: cannot import name 'explore'")
 
 
+def test_every_engine_is_byte_compiled_before_the_rows_run(tmp_path: Path) -> None:
+    # with PYTHONDONTWRITEBYTECODE set, an exported tree would compile from source in every worker
+    import dataclasses
+
+    from benchmarks.run import compile_engines
+    from benchmarks.suite import Engine, Row
+
+    engine = tmp_path / "engine"
+    (engine / "micrograd").mkdir(parents=True)
+    (engine / "micrograd" / "__init__.py").write_text("x = 1\n")
+    rows = (Row("old", Engine("old", engine), "workloads:train_step"),)
+    workload = dataclasses.replace(WORKLOADS[0], rows=rows)
+    assert compile_engines([workload]) == [engine / "micrograd"]
+    assert list((engine / "micrograd" / "__pycache__").glob("__init__.*.pyc"))
+    (engine / "micrograd" / "broken.py").write_text("def (:\n")
+    with pytest.raises(RuntimeError, match=r"could not byte-compile .*engine/micrograd: a module there"):
+        compile_engines([workload])
+
+
 def test_bad_arguments_are_rejected() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks.run", "--reps", "0"],
