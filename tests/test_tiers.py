@@ -4,6 +4,8 @@ test-fast target agree; every file that drives a browser is found; the pre-commi
 from __future__ import annotations
 
 import configparser
+import json
+import os
 import re
 import shlex
 import subprocess
@@ -122,3 +124,45 @@ def test_the_pre_commit_hooks_are_local_and_run_ruff_and_the_generated_file_chec
     script, flag = entries["value-methods"][1:]
     assert flag == "--check" and (ROOT / script).is_file()
     assert "--check" in (ROOT / script).read_text(), f"{script} has no --check mode"
+
+
+# A plugin for the collection below: after conftest.py has marked the tests (trylast), it writes how
+# many tests carry each kind's marker, and how many `slow` ones are outside the demos' file.
+COUNTER = """
+import json, os
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    kinds = json.loads(os.environ["KINDS"])
+    counts = {kind: sum(1 for item in items if item.get_closest_marker(kind)) for kind in kinds}
+    counts["slow outside the demos"] = sum(
+        1 for item in items if item.get_closest_marker("slow") and item.path.name != "test_demos.py"
+    )
+    with open(os.environ["COUNTS"], "w") as out:
+        json.dump(counts, out)
+"""
+
+SMALL_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+
+
+def test_the_development_page_counts_each_kind_as_make_test_collects_them(tmp_path: Path) -> None:
+    """docs/pages/development.md's table of the kinds gives each one's count of tests: the counts of
+    a collection of `make test`'s whole suite, so that a test added or moved updates the page."""
+    (tmp_path / "count_kinds.py").write_text(COUNTER)
+    counts_file = tmp_path / "counts.json"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "KINDS": json.dumps(list(KINDS))}
+    env["COUNTS"] = str(counts_file)
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", "-p", "count_kinds"]
+    command += ["-p", "no:cacheprovider", "--doctest-modules", "micrograd", "nn", "tests"]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    counts = json.loads(counts_file.read_text())
+    page = (ROOT / "docs" / "pages" / "development.md").read_text()
+    table = dict(re.findall(r"^\| `(\w+)` \| .* \| ([\d,]+) \|$", page, re.M))
+    assert sorted(table) == sorted(KINDS), "the page's table has a row for each kind, and no other"
+    said_counts = {kind: int(n.replace(",", "")) for kind, n in table.items()}
+    assert said_counts == {kind: counts[kind] for kind in KINDS}
+    said = re.search(r"Besides the (\w+) tests marked `slow` outside the demos", page)
+    assert said, "the page no longer says how many slow tests are outside the demos: update this test"
+    assert SMALL_NUMBERS.get(said.group(1)) == counts["slow outside the demos"]
