@@ -137,7 +137,8 @@ RUNGS = (
     Rung(
         "microgpt",
         "microgpt's engine on microgpt's script",
-        "The start: a 40-line scalar Value, a Python object and a closure for every +, * and exp.",
+        "The start: a 40-line scalar Value, a Python object and a tuple of its local derivatives for every "
+        "+, * and exp.",
         _script("microgpt"),
     ),
     Rung(
