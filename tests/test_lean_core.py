@@ -419,3 +419,40 @@ def test_a_deleted_rule_is_the_inherited_one_until_put_back(rule: str) -> None:
     x = Value(3.0)
     (x * x).backward()
     assert x.grad == 6.0
+
+
+# ---- a node's operands: two slots, read as _prev -------------------------------------------------
+
+
+def test_prev_is_the_operands_in_order_however_many_and_however_set() -> None:
+    a, b, c = Value(1.0), Value(2.0), Value(3.0)
+    assert Value(0.0)._prev == () and (a.relu())._prev == (a,) and (a * b)._prev == (a, b)
+    assert (a * a)._prev == (a, a) and (a + 2.0)._prev[0] is a and (2.0 - a)._prev[1] is a
+    assert micrograd.sum([b, c], start=a)._prev == (a, b, c)  # (from its start: 0.0 by default)
+    assert [v._prev for v in micrograd.dot([a, b], [c, c], start=1.0)._prev[1:]] == [(a, c), (b, c)]
+    for operands in [(), (a,), (a, b), (a, b, c), [b, a], {c}]:  # the lecture's way: any iterable
+        node = Value(0.5, operands, "mine")
+        assert node._prev == tuple(operands) and type(node._prev) is tuple
+        node._prev = [c, *operands]  # (set again, by hand)
+        assert node._prev == (c, *operands)
+    # a Value false as a number (0.0) is an operand like any other, and a node made from it is no leaf
+    zero = Value(0.0)
+    inner = zero * zero
+    assert inner._prev == (zero, zero) and micrograd.topological_order([inner + 1.0])[:2] == [zero, inner]
+
+
+def test_a_node_of_two_operands_is_one_object_for_the_collector() -> None:
+    """The operands are slots, not a tuple beside the node: a ``*`` of two Values adds one object
+    that Python's cyclic collector tracks (the node; its number is a float, untracked)."""
+    import gc
+
+    a, b = Value(1.5), Value(2.5)
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(gc.get_objects(generation=0))
+        nodes = [a * b for _ in range(1000)]
+        made = len(gc.get_objects(generation=0)) - before
+    finally:
+        gc.enable()
+    assert len(nodes) == 1000 and 1000 <= made < 1010, made  # (the list: one more)

@@ -1,7 +1,7 @@
 """What a node keeps besides its number and operands, and the slow paths of making and walking one.
 
-Most nodes are five slots (``data``, ``grad``, ``_prev``, ``_fn``, ``_extra``)
-with ``_extra`` None, their ``_op`` their op's name.  The few that have more (a
+Most nodes are six slots (``data``, ``grad``, the operands ``_a`` and ``_b``, ``_fn``,
+``_extra``) with ``_extra`` None, their ``_op`` their op's name.  The few that have more (a
 label, hooks, what a user's op kept for backward, a hand-written ``_backward``
 closure, where ``detect_anomaly`` saw them made, an op name of their own) keep it
 in one ``Extra``.  Here too: running a lecture-style
@@ -19,6 +19,9 @@ from typing import Any, TypeVar
 
 from . import grad_mode
 
+# A node's operands are two slots, read together as ``_prev``: a node of two operands (most are) keeps
+# them in ``_a`` and ``_b``, any other keeps them as a tuple in ``_a`` (a leaf's is empty), ``_b`` OPERANDS.
+OPERANDS = None
 NO_GRAD = "(no_grad)"  # the _op of a result computed under no_grad: backward() on it explains
 CONSTANT = "(constant)"  # the _op of a leaf the engine made from a number operand (x * 2)
 N = TypeVar("N")  # a node (a Value)
@@ -158,8 +161,8 @@ def deep_topological_order(roots: Iterable[Any]) -> dict[Any, Any]:
         while pending:
             for child in pending[-1]:
                 if child not in order:
-                    path.append(child)
-                    pending.append(iter(child._prev))
+                    path.append(child)  # (its operands, as _prev gives them but without a call)
+                    pending.append(iter(child._a if child._b is OPERANDS else (child._a, child._b)))
                     break
             else:
                 order[path.pop()] = None

@@ -531,7 +531,8 @@ def dot(ws: Iterable[Operand], xs: Iterable[Operand], start: Operand = 0.0) -> V
         product: Value = new_value(Value)
         product.data = number = forward(FORWARD_CTX, w.data, x.data)
         product.grad = 0.0
-        product._prev = (w, x)  # one statement a slot, as binary_method
+        product._a = w  # (as binary_method makes a node)
+        product._b = x
         product._fn = Mul
         product._extra = None
         operands.append(product)
