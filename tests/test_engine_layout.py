@@ -281,3 +281,24 @@ def test_a_raised_recursion_limit_takes_the_deep_walk(monkeypatch: pytest.Monkey
     finally:
         sys.setrecursionlimit(limit)
     assert x.grad == 30_001.0
+
+
+def test_the_deep_walk_takes_every_kind_of_node_as_the_recursive_walk_does() -> None:
+    """Leaves, one operand, two (the same one twice, and one whose number is 0.0), many (a sum, a
+    dot), and a graph deeper than the recursion limit, where only the deep walk can go."""
+    from micrograd._core.nodes import deep_topological_order
+    from micrograd.engine import topological_order
+
+    x, zero = Value(0.5), Value(0.0)
+    inner = zero * zero
+    parts = [x * x, inner + x, (x - 1.0).relu(), micrograd.dot([x, inner], [zero, 2.0])]
+    parts.append(micrograd.sum([x, inner]))
+    root = micrograd.sum(parts) * x
+    assert list(topological_order([root, zero])) == list(deep_topological_order([root, zero]))
+    deep = x
+    for _ in range(5 * sys.getrecursionlimit()):
+        deep = deep + x if deep.data < 100 else deep * 0.5
+    order = list(deep_topological_order([deep, root]))
+    position = {node: k for k, node in enumerate(order)}
+    assert len(position) == len(order) and all(position[c] < position[n] for n in order for c in n._prev)
+    assert list(topological_order([deep, root])) == order

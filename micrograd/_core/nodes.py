@@ -152,19 +152,31 @@ DEEPEST_RECURSION = 20_000
 
 def deep_topological_order(roots: Iterable[Any]) -> dict[Any, Any]:
     """The engine's ``topological_order`` without recursion, for a graph of any depth: ``path``
-    holds the nodes being expanded and ``pending`` an iterator over each one's operands."""
+    holds the nodes being expanded and ``pending`` an iterator over each one's operands, or None
+    for a node of two operands, whose ``_a`` and ``_b`` are looked at again (an iterator would need
+    a tuple of them, a million of them alive at once along a million-node chain)."""
     order: dict[Any, Any] = {}
     for root in roots:
         if root in order:
             continue
-        path, pending = [root], [iter(root._prev)]
-        while pending:
-            for child in pending[-1]:
-                if child not in order:
-                    path.append(child)  # (its operands, as _prev gives them but without a call)
-                    pending.append(iter(child._a if child._b is OPERANDS else (child._a, child._b)))
-                    break
+        path, pending = [root], [iter(root._a) if root._b is OPERANDS else None]
+        while path:
+            node, operands = path[-1], pending[-1]
+            if operands is None:  # two operands: the first not in order yet
+                a = node._a
+                if a not in order:
+                    child = a
+                else:
+                    b = node._b
+                    child = None if b in order else b
             else:
+                child = next(operands, None)
+                while child is not None and child in order:
+                    child = next(operands, None)
+            if child is None:  # every operand is in order: the node follows them
                 order[path.pop()] = None
                 pending.pop()
+            else:
+                path.append(child)
+                pending.append(iter(child._a) if child._b is OPERANDS else None)
     return order
