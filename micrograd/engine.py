@@ -428,9 +428,9 @@ class Value(AttachedMethods):
     """
 
     # The operands are two slots, not a tuple: a node of two operands (most are) is then one object
-    # for Python's cyclic collector to track, not two, which halves its work while a graph is built
-    # (a step of microgpt's script, three in turns: the collector took 13-15 ms of 76-101 ms, against
-    # 43-48 ms of 120-123 ms with a tuple).
+    # for Python's cyclic collector to track, not two: it runs half as often while a graph is built
+    # and its time falls to a third (a step of microgpt's script, three in turns: the collector took
+    # 13-15 ms of 76-101 ms, against 43-48 ms of 120-123 ms with a tuple).
     __slots__ = ("data", "grad", "_a", "_b", "_fn", "_extra")
 
     data: float
