@@ -443,8 +443,8 @@ class Value(AttachedMethods):
     def __init__(self, data: Number, _children: Iterable[Value] = (), _op: str = "", label: str = "") -> None:
         self.data = to_float(data)
         self.grad = 0.0
-        self._prev = tuple(_children)
-        for child in self._prev:
+        self._prev = children = tuple(_children)
+        for child in children:
             if not isinstance(child, Value):
                 raise TypeError(f"Value children must be Values, got {type(child).__name__}: {child!r}")
         if not isinstance(_op, str):
@@ -545,7 +545,7 @@ class Value(AttachedMethods):
     def __copy__(self) -> Value:
         """``copy.copy(v)``: the same fields, with a label of its own."""
         out: Value = new_value(type(self))
-        out.data, out.grad, out._prev, out._fn = self.data, self.grad, self._prev, self._fn
+        out.data, out.grad, out._a, out._b, out._fn = self.data, self.grad, self._a, self._b, self._fn
         out._extra = None if self._extra is None else self._extra.copy()  # (its label, its op's name)
         return out
 

@@ -39,10 +39,6 @@ def page_table() -> dict[str, list[str]]:
 def test_the_page_gives_the_flags_ci_runs_each_demo_with() -> None:
     runs = ci_runs()
     assert set(runs) >= {"moons", "spirals", "digits", "names_gpt"}, "`.ci/run`'s demo lines were not found"
-    assert page_table() == runs
-
-
-def test_every_demo_ci_runs_has_a_row_of_the_page() -> None:
+    assert page_table() == runs  # (a row for every demo CI runs, and no other)
     demos = {p.stem for p in (ROOT / "demos").glob("*.py") if not p.stem.startswith("_")} - {"check_pngs"}
-    assert set(ci_runs()) == set(page_table())
-    assert set(page_table()) <= demos
+    assert set(runs) <= demos
