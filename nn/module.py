@@ -63,10 +63,8 @@ class Module:
 
     def parameters(self) -> list[Value]:
         """All parameters, in the order of ``named_parameters()``."""
-        if type(self).named_parameters is not Module.named_parameters:  # (a subclass's own, then)
-            return [p for _, p in self.named_parameters()]
         found: list[Value] = []
-        _module_parameters(self, None, found)  # (found without naming them: see _module_parameters)
+        _attribute_parameters(self, None, found)  # (unnamed; a subclass's own named_parameters says)
         return found
 
     def zero_grad(self) -> None:
